@@ -229,9 +229,15 @@ func TestOpenActiveWithNothingPromoted(t *testing.T) {
 // generation and returns the results' source ids, best first.
 func searchIDs(t testing.TB, home paths.Home, query string) []string {
 	t.Helper()
+	return searchFiltered(t, home, query, api.Filters{})
+}
+
+// searchFiltered is searchIDs with the request's filters.
+func searchFiltered(t testing.TB, home paths.Home, query string, f api.Filters) []string {
+	t.Helper()
 	_, g := active(t, home)
 	engine := search.New(search.Config{Now: func() time.Time { return epoch }}, lexical.NewAnalyzer())
-	r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model}, api.SearchRequest{Query: query, TopK: 10})
+	r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model}, api.SearchRequest{Query: query, TopK: 10, Filters: f})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,4 +246,19 @@ func searchIDs(t testing.TB, home paths.Home, query string) []string {
 		ids = append(ids, x.SourceID)
 	}
 	return ids
+}
+
+// syncedNotes writes files (a path under a Markdown source's folder, and
+// its text) and syncs the source into a fresh home, whose paths it
+// returns.
+func syncedNotes(t *testing.T, files map[string]string) paths.Home {
+	t.Helper()
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	for name, text := range files {
+		writeFile(t, filepath.Join(notes, name), text)
+	}
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
+	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	return cfg.Home
 }

@@ -1,36 +1,18 @@
 package index_test
 
 import (
-	"context"
-	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/nova-recall/nova/api"
-	"github.com/nova-recall/nova/config"
-	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/paths"
-	"github.com/nova-recall/nova/search"
 )
 
 // searchDay runs query over home's active generation with a filter to
 // one day and returns the results' source ids.
 func searchDay(t *testing.T, home paths.Home, query, day string) []string {
 	t.Helper()
-	_, g := active(t, home)
-	engine := search.New(search.Config{Now: func() time.Time { return epoch }}, lexical.NewAnalyzer())
-	r, err := engine.Search(context.Background(), &search.Snapshot{Gen: g, Query: g.Model},
-		api.SearchRequest{Query: query, TopK: 10, Filters: api.Filters{DateFrom: day, DateTo: day}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, x := range r.Results {
-		ids = append(ids, x.SourceID)
-	}
-	return ids
+	return searchFiltered(t, home, query, api.Filters{DateFrom: day, DateTo: day})
 }
 
 // TestSync_dailyNoteNamedDays: daily notes named as Dendron and
@@ -38,14 +20,12 @@ func searchDay(t *testing.T, home paths.Home, query, day string) []string {
 // 2026.md") are found by a search of their day. They were of the day
 // their files were last written, and a search of March 5 missed them.
 func TestSync_dailyNoteNamedDays(t *testing.T) {
-	dir := t.TempDir()
-	notes := filepath.Join(dir, "notes")
-	writeFile(t, filepath.Join(notes, "daily.journal.2026.03.05.md"), "- Moved the staging port to 8443.\n")
-	writeFile(t, filepath.Join(notes, "Friday, March 6, 2026.md"), "- Rotated the staging certificate.\n")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
-	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	home := syncedNotes(t, map[string]string{
+		"daily.journal.2026.03.05.md": "- Moved the staging port to 8443.\n",
+		"Friday, March 6, 2026.md":    "- Rotated the staging certificate.\n",
+	})
 	for day, want := range map[string]string{"2026-03-05": "daily.journal.2026.03.05.md#top", "2026-03-06": "Friday, March 6, 2026.md#top"} {
-		if ids := searchDay(t, cfg.Home, "staging", day); !slices.Equal(ids, []string{want}) {
+		if ids := searchDay(t, home, "staging", day); !slices.Equal(ids, []string{want}) {
 			t.Errorf("%s: results %q, want %s", day, ids, want)
 		}
 	}
@@ -55,12 +35,10 @@ func TestSync_dailyNoteNamedDays(t *testing.T) {
 // typed with a CJK input method's colon (date：2026-03-05) is found by a
 // search of that day. It was of the day its file was last written.
 func TestSync_frontMatterFullWidthColon(t *testing.T) {
-	dir := t.TempDir()
-	notes := filepath.Join(dir, "notes")
-	writeFile(t, filepath.Join(notes, "迁移.md"), "---\ndate：2026-03-05\ntags: [ops]\n---\nstaging 端口改成 8443。\n")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
-	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
-	if ids := searchDay(t, cfg.Home, "staging 8443", "2026-03-05"); !slices.Equal(ids, []string{"迁移.md#top"}) {
+	home := syncedNotes(t, map[string]string{
+		"迁移.md": "---\ndate：2026-03-05\ntags: [ops]\n---\nstaging 端口改成 8443。\n",
+	})
+	if ids := searchDay(t, home, "staging 8443", "2026-03-05"); !slices.Equal(ids, []string{"迁移.md#top"}) {
 		t.Errorf("results %q, want 迁移.md#top", ids)
 	}
 }
@@ -70,19 +48,17 @@ func TestSync_frontMatterFullWidthColon(t *testing.T) {
 // month, the week or month named in the query or as a filter. They were
 // of the day their files were last written, outside both.
 func TestSync_periodicNotes(t *testing.T) {
-	dir := t.TempDir()
-	notes := filepath.Join(dir, "notes")
-	writeFile(t, filepath.Join(notes, "2026-W10.md"), "- Moved the staging port to 8443.\n")
-	writeFile(t, filepath.Join(notes, "2026-02.md"), "- Budget review for staging.\n")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
-	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
+	home := syncedNotes(t, map[string]string{
+		"2026-W10.md": "- Moved the staging port to 8443.\n",
+		"2026-02.md":  "- Budget review for staging.\n",
+	})
 	for day, want := range map[string]string{"2026-03-02": "2026-W10.md#top", "2026-02-01": "2026-02.md#top"} {
-		if ids := searchDay(t, cfg.Home, "staging", day); !slices.Equal(ids, []string{want}) {
+		if ids := searchDay(t, home, "staging", day); !slices.Equal(ids, []string{want}) {
 			t.Errorf("%s: results %q, want %s", day, ids, want)
 		}
 	}
 	for query, want := range map[string]string{"staging in week 10 of 2026": "2026-W10.md#top", "staging in February 2026": "2026-02.md#top"} {
-		if ids := searchIDs(t, cfg.Home, query); len(ids) == 0 || ids[0] != want {
+		if ids := searchIDs(t, home, query); len(ids) == 0 || ids[0] != want {
 			t.Errorf("%q: results %q, want %s first", query, ids, want)
 		}
 	}
@@ -92,12 +68,10 @@ func TestSync_periodicNotes(t *testing.T) {
 // found by a search of March 4. It was of the day its file was last
 // written.
 func TestSync_folderDay(t *testing.T) {
-	dir := t.TempDir()
-	notes := filepath.Join(dir, "notes")
-	writeFile(t, filepath.Join(notes, "journals", "2026", "03", "04.md"), "- Moved the staging port to 8443.\n")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
-	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
-	if ids := searchDay(t, cfg.Home, "staging port", "2026-03-04"); len(ids) != 1 {
+	home := syncedNotes(t, map[string]string{
+		"journals/2026/03/04.md": "- Moved the staging port to 8443.\n",
+	})
+	if ids := searchDay(t, home, "staging port", "2026-03-04"); len(ids) != 1 {
 		t.Errorf("results %q, want the note of March 4", ids)
 	}
 }
@@ -106,12 +80,10 @@ func TestSync_folderDay(t *testing.T) {
 // template wrote as "March 5, 2026" is found by a search of that day.
 // It was of the day its file was last written.
 func TestSync_frontMatterNamedDay(t *testing.T) {
-	dir := t.TempDir()
-	notes := filepath.Join(dir, "notes")
-	writeFile(t, filepath.Join(notes, "port.md"), "---\ndate: March 5, 2026\n---\nMoved the staging port to 8443.\n")
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindMarkdown, Path: notes})
-	mustSync(t, index.New(cfg, index.Options{NoRemote: true, Now: newClock(epoch).Now}))
-	if ids := searchDay(t, cfg.Home, "staging port", "2026-03-05"); !slices.Equal(ids, []string{"port.md#top"}) {
+	home := syncedNotes(t, map[string]string{
+		"port.md": "---\ndate: March 5, 2026\n---\nMoved the staging port to 8443.\n",
+	})
+	if ids := searchDay(t, home, "staging port", "2026-03-05"); !slices.Equal(ids, []string{"port.md#top"}) {
 		t.Errorf("results %q, want port.md#top", ids)
 	}
 }
