@@ -369,8 +369,8 @@ func Run(ctx context.Context, opts Options) Report {
 	if opts.Deep {
 		depth = index.Deep
 	}
-	m, hash, merr := manifest.Read(home.Manifest())
-	opts.Hook(StepManifestRead)
+	var m *manifest.Manifest
+	var merr error
 	var filesBad Check
 	damaged := false
 	// What the active generation recorded of each source file; a
@@ -380,22 +380,22 @@ func Run(ctx context.Context, opts Options) Report {
 	// Doctor takes no lock: a promotion beside it may make another
 	// generation active and retire the one read (a compaction removes the
 	// generation it replaces at once), whose files are then missing, not
-	// damaged, and whose source states read as none. While the manifest
-	// changes under them, the checks are made again of the generation it
-	// names now, a few times at most, as novad's reload reads it again.
-	for try := 0; merr == nil; try++ {
+	// damaged, and whose source states read as none. Settle makes the
+	// checks again of the generation the manifest names now.
+	_ = manifest.Settle(home.Manifest(), func(now *manifest.Manifest, _ string, err error) error {
+		m, merr = now, err
+		opts.Hook(StepManifestRead)
+		filesBad, damaged, states, serr = Check{}, false, nil, nil
+		if merr != nil {
+			return nil
+		}
 		filesBad, damaged = filesCheck(ctx, home, cfg, m, depth, running)
-		states, serr = nil, nil
 		if !damaged {
 			opts.Hook(StepFilesChecked)
 			states, serr = index.FileStates(home, m)
 		}
-		now, h, err := manifest.Read(home.Manifest())
-		if err != nil || h == hash || try == 2 {
-			break
-		}
-		m, hash = now, h
-	}
+		return ctx.Err() // interrupted: no report is shown
+	})
 	// novad reports a fallback itself (the reload check): its generation
 	// differing from the manifest's is then no mere delay.
 	fellBack := running && health.Integrity.Status != "" && health.Integrity.Status != api.IntegrityVerified

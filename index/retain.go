@@ -345,23 +345,26 @@ func (x *Indexer) List(ctx context.Context, d Depth) ([]GenerationInfo, error) {
 	// compaction removes the one it replaces at once), and would be
 	// listed as an active one gone missing. While the manifest changes,
 	// the list is made again, a few times at most.
-	for try := 0; ; try++ {
-		out, hash := x.list(ctx, d)
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	var out []GenerationInfo
+	err := manifest.Settle(x.home.Manifest(), func(m *manifest.Manifest, _ string, err error) error {
+		if err != nil {
+			m = nil
 		}
-		if _, now, err := manifest.Read(x.home.Manifest()); err != nil || now == hash || try == 2 {
-			return out, nil
-		}
+		out = x.list(ctx, d, m)
+		return ctx.Err()
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
-// list is one listing of List, and the hash of the manifest it read.
-func (x *Indexer) list(ctx context.Context, d Depth) ([]GenerationInfo, string) {
+// list is one listing of List, of the generations beside m, the active
+// manifest (nil: none could be read).
+func (x *Indexer) list(ctx context.Context, d Depth, m *manifest.Manifest) []GenerationInfo {
 	writing := lockfile.Held(x.home.Lock())
 	active := ""
-	m, hash, err := manifest.Read(x.home.Manifest())
-	if err == nil {
+	if m != nil {
 		active = m.RunID
 	}
 	x.opts.Hook(StepListManifestRead)
@@ -438,5 +441,5 @@ func (x *Indexer) list(ctx context.Context, d Depth) ([]GenerationInfo, string) 
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].RunID > out[j].RunID })
-	return out, hash
+	return out
 }
