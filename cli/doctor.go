@@ -50,10 +50,13 @@ func doctorCommand(ctx context.Context, inv *Invocation, args []string, name, he
 	novadProbe, watcherProbe := newServiceProbes(inv)
 	rep := doctor.Run(ctx, doctor.Options{Environ: inv.Environ, Service: novadProbe, WatcherService: watcherProbe, Deep: *deep,
 		Agents: doctorAgents(inv, defaultMCPDeps())})
-	if ctx.Err() != nil {
+	if rep.Interrupted {
 		// Checks cut short read as problems (a --deep hash stopped part
 		// way would say the index is damaged): no report rather than a
-		// false one.
+		// false one, but a program reading --json still gets a document.
+		if *jsonOut {
+			printJSON(inv.Stdout, rep)
+		}
 		fmt.Fprintf(inv.Stderr, "%s: interrupted before its checks finished: no report\n", name)
 		return ExitFailure
 	}

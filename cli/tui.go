@@ -211,9 +211,14 @@ func newTUIBackend(inv *Invocation) TUIBackend {
 	}
 }
 
-// Status implements tui.Backend.
+// Status implements tui.Backend. Checks cut short by ctx (the poll's
+// bound) are an error, so the TUI keeps the report it showed before.
 func (b TUIBackend) Status(ctx context.Context) (doctor.Report, error) {
-	return doctor.Run(ctx, doctor.Options{Environ: b.environ, Service: b.service, WatcherService: b.watcherService}), nil
+	rep := doctor.Run(ctx, doctor.Options{Environ: b.environ, Service: b.service, WatcherService: b.watcherService})
+	if rep.Interrupted {
+		return rep, fmt.Errorf("the status checks did not finish: %w", context.Cause(ctx))
+	}
+	return rep, nil
 }
 
 // Search implements tui.Backend. A refused connection is an error that

@@ -287,3 +287,16 @@ func waitGenerationLoaded(t *testing.T, cfg config.Config) {
 		}
 	}
 }
+
+// TestTUIBackend_statusCutShort: doctor's checks cut short by the status
+// poll's bound are an error, which keeps the report shown before, not a
+// report of no checks.
+func TestTUIBackend_statusCutShort(t *testing.T) {
+	home := t.TempDir()
+	b := TUIBackend{environ: []string{"HOME=" + home, "NOVA_HOME=" + filepath.Join(home, "nova")}}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if rep, err := b.Status(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("status cut short: %s, %d checks, %v; want context.Canceled", rep.Status, len(rep.Checks), err)
+	}
+}

@@ -48,6 +48,11 @@ const (
 	Blocked  = "Blocked"
 )
 
+// Interrupted is the Status of a report whose run was cancelled (Ctrl-C)
+// before its checks finished: it holds no check, since one cut short (a
+// --deep hash stopped part way) would read as a problem, or as none.
+const Interrupted = "Interrupted"
+
 // Codes of Blocked and Degraded checks.
 const (
 	CodeConfigInvalid     = "config-invalid"
@@ -118,6 +123,9 @@ type Report struct {
 	CheckedAt string  `json:"checkedAt"`
 	Home      string  `json:"home"`
 	Checks    []Check `json:"checks"`
+	// Interrupted is set, with Status Interrupted and no checks, when the
+	// run was cancelled before its checks finished.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Freshness is how current memory is (the same object as novad's
 	// ragStatus.freshness, its status from the checks: freshnessStatus);
 	// nil when the configuration could not be read.
@@ -212,10 +220,18 @@ func ready(id, title, message string) Check {
 }
 
 // Run performs every check. A cancelled ctx cuts the checks short (a
-// --deep hash, the reading of sources): the report is then incomplete,
-// and may take what was not checked for a problem; the caller says it
-// was interrupted instead of showing it.
+// --deep hash, the reading of sources): the report then says only that
+// (Interrupted), with the time and home of the run and no check.
 func Run(ctx context.Context, opts Options) Report {
+	rep := run(ctx, opts)
+	if ctx.Err() != nil {
+		return Report{Status: Interrupted, Interrupted: true, CheckedAt: rep.CheckedAt, Home: rep.Home, Checks: []Check{}}
+	}
+	return rep
+}
+
+// run is Run, its report made whole even when ctx was cancelled.
+func run(ctx context.Context, opts Options) Report {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

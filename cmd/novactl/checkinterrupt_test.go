@@ -57,13 +57,17 @@ func TestInterruptedChecks(t *testing.T) {
 		name string
 		args []string
 		says string
+		// json: stdout holds one JSON report that says the checks were
+		// interrupted, for a program reading it; otherwise nothing.
+		json bool
 	}{
-		{"verify", []string{"index", "verify", m.RunID}, "interrupted before the verification finished"},
-		{"list", []string{"index", "list", "--deep"}, "interrupted before every generation was checked"},
-		{"doctor", []string{"doctor", "--deep"}, "interrupted before its checks finished"},
+		{"verify", []string{"index", "verify", m.RunID}, "interrupted before the verification finished", false},
+		{"list", []string{"index", "list", "--deep"}, "interrupted before every generation was checked", false},
+		{"doctor", []string{"doctor", "--deep"}, "interrupted before its checks finished", false},
+		{"doctor --json", []string{"doctor", "--deep", "--json"}, "interrupted before its checks finished", true},
 		// Last: a full sync hashes what it carries from the active
 		// generation before it reads a source.
-		{"sync --full", []string{"index", "sync", "--in-process", "--full"}, "interrupted; the active generation is unchanged"},
+		{"sync --full", []string{"index", "sync", "--in-process", "--full"}, "interrupted; the active generation is unchanged", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := exec.Command(os.Args[0], tc.args...)
@@ -90,8 +94,22 @@ func TestInterruptedChecks(t *testing.T) {
 			if _, exited := waitErr.(*exec.ExitError); !exited {
 				t.Fatalf("after Ctrl-C: %v", waitErr)
 			}
-			if code := run.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), tc.says) || stdout.Len() > 0 {
+			if code := run.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), tc.says) || (stdout.Len() > 0) != tc.json {
 				t.Errorf("exit %d after Ctrl-C, want 1, no result, and %q said\nstdout: %s\nstderr: %s", code, tc.says, stdout.String(), stderr.String())
+			}
+			if tc.json {
+				// Neither Ready nor damage: no check it cut short.
+				var rep struct {
+					Status            string
+					Interrupted       bool
+					Blocked, Degraded int
+					Home              string
+					Checks            []json.RawMessage
+				}
+				if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || rep.Status != "Interrupted" || !rep.Interrupted ||
+					rep.Blocked+rep.Degraded != 0 || rep.Home != h.Dir || rep.Checks == nil || len(rep.Checks) > 0 {
+					t.Errorf("doctor --json after Ctrl-C: %+v, %v; want status Interrupted, interrupted, no checks, its home\n%s", rep, err, stdout.String())
+				}
 			}
 			t.Logf("stopped %s after Ctrl-C", time.Since(sent))
 		})
