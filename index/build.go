@@ -329,7 +329,9 @@ func (x *Indexer) buildPast(ctx context.Context, damage error) (*BuildResult, er
 		prev, err = x.openPrevious()
 	}
 	if err != nil {
-		prev = x.buildPastDamage(err, res)
+		if prev, err = x.buildPastDamage(ctx, err, res); err != nil {
+			return nil, err
+		}
 	}
 	var cand *manifest.Manifest
 	var states *sourceStates
@@ -413,8 +415,11 @@ func removedSources(states *sourceStates, cfg config.Config) []RemovedSource {
 // memory of every source file already gone: the build starts from the
 // newest intact kept generation instead, reading every source file on
 // top of it, and res.Recovery says what only the damaged generation held.
-func (x *Indexer) buildPastDamage(damage error, res *BuildResult) *previous {
-	prev, rec := x.recover(damage)
+func (x *Indexer) buildPastDamage(ctx context.Context, damage error, res *BuildResult) (*previous, error) {
+	prev, rec, err := x.recover(ctx, damage)
+	if err != nil {
+		return nil, err
+	}
 	res.Recovery = rec
 	built := rec.BuiltOn
 	if built == "" {
@@ -422,7 +427,7 @@ func (x *Indexer) buildPastDamage(damage error, res *BuildResult) *previous {
 	}
 	x.log.Warn("The active generation cannot be built upon; rebuilding on the newest intact kept generation", "err", damage, "builtOn", built,
 		"lostFiles", len(rec.Lost))
-	return prev
+	return prev, nil
 }
 
 // buildProfile is everything in the configuration that shapes chunks: a

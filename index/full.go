@@ -42,7 +42,9 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 				// and nothing is written yet.
 				return nil, nil, ctxErr
 			}
-			prev = x.buildPastDamage(err, res)
+			if prev, err = x.buildPastDamage(ctx, err, res); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	prevCount := 0

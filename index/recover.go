@@ -112,8 +112,9 @@ func recordLost(home paths.Home, lost []LostMemory) error {
 // (every file hashed: the build carries its chunks and vectors) and that
 // the configured embedder can search. It returns nil when none is. The
 // recovery says what the damaged generation held of gone files that the
-// generation returned does not.
-func (x *Indexer) recover(cause error) (*previous, *Recovery) {
+// generation returned does not. A cancelled ctx stops its checks with
+// ctx's error: a generation not all hashed is neither intact nor damaged.
+func (x *Indexer) recover(ctx context.Context, cause error) (*previous, *Recovery, error) {
 	rec := &Recovery{Problem: cause.Error()}
 	var except []string
 	var damaged *sourceStates
@@ -127,7 +128,7 @@ func (x *Indexer) recover(cause error) (*previous, *Recovery) {
 	}
 	var prev *previous
 	_, skipped, _ := newestIntact(x.home, x.cfg, except, func(r *manifest.Manifest) error {
-		if err := CheckGeneration(context.Background(), x.home, r, Deep); err != nil {
+		if err := CheckGeneration(ctx, x.home, r, Deep); err != nil {
 			return err
 		}
 		p, err := x.openBuilt(r)
@@ -137,6 +138,9 @@ func (x *Indexer) recover(cause error) (*previous, *Recovery) {
 		prev = p
 		return nil
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	for _, err := range skipped {
 		x.log.Debug("A kept generation cannot be built upon either", "err", err)
 	}
@@ -156,7 +160,7 @@ func (x *Indexer) recover(cause error) (*previous, *Recovery) {
 			rec.Unknown = rec.Unknown || (id != rec.BuiltOn && !promotedBefore(ids, i, rec.BuiltOn))
 		}
 	}
-	return prev, rec
+	return prev, rec, nil
 }
 
 // lostMemory lists the gone files of which the damaged generation's

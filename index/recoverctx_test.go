@@ -1,0 +1,99 @@
+package index_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/manifest"
+)
+
+// TestSync_cancelledInRecovery: Ctrl-C while a sync past a damaged active
+// generation hashes the kept generation it would build on stops it at
+// once with context.Canceled, the active generation as it was. The
+// recovery's checks did not look at the context: the sync hashed every
+// kept generation whole first. The kept one's build report is made a
+// sparse file of 64 GiB (its record sealed again to match), which takes
+// far longer than the test's bound to hash.
+func TestSync_cancelledInRecovery(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	clk := newClock(epoch)
+	writer := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: clk.Now})
+	kept := mustSync(t, writer).Active()
+	appendFile(t, src, jsonlLines(t, rec{ID: "mem-007", Text: "The cache warms from the replica after each deploy.", Date: "2026-02-16"}))
+	damaged := mustSync(t, writer).Active()
+
+	const huge = 64 << 30
+	keptDir := cfg.Home.Generation(kept)
+	big := filepath.Join(keptDir, generation.FileReport)
+	if err := os.Chmod(big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, huge); err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(keptDir, generation.FileCandidate)
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r manifest.Manifest
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	r.Files[generation.FileReport] = manifest.FileSum{Size: huge, XXH3: strings.Repeat("0", 32)}
+	r.Seal()
+	if b, err = json.MarshalIndent(&r, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(record, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(record, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The active generation's report cut short: a sync cannot build on it.
+	report := filepath.Join(cfg.Home.Generation(damaged), generation.FileReport)
+	if err := os.Chmod(report, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(report, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: clk.Now}).Sync(ctx)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the sync finished before it could be cancelled: %v", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the sync still runs 10 s after its context was cancelled")
+	}
+	if !errors.Is(err, context.Canceled) || errors.Is(err, generation.ErrCorrupt) {
+		t.Errorf("sync cancelled in its recovery: %v; want context.Canceled, no damage", err)
+	}
+	if m, _, err := manifest.Read(cfg.Home.Manifest()); err != nil || m.RunID != damaged {
+		t.Errorf("active after the cancelled sync: %v, %v; want %s as it was", m, err, damaged)
+	}
+}
