@@ -32,7 +32,7 @@ func TestIdleNovadChecksNothing(t *testing.T) {
 		s, err := New(Options{Config: cfg, CheckEvery: 10 * time.Second, DeepCheckEvery: time.Hour})
 		novatest.Must(t, err)
 		bindUnserved(t, s)
-		s.reloadOnce(triggerStart, nil)
+		s.reloadOnce(t.Context(), triggerStart, nil)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		go func() {
@@ -122,7 +122,7 @@ func TestIdleNovadWakesOnlyForTheManifestPoll(t *testing.T) {
 		s.token, err = secrets.Generate()
 		novatest.Must(t, err)
 		bindUnserved(t, s)
-		s.reloadOnce(triggerStart, nil)
+		s.reloadOnce(t.Context(), triggerStart, nil)
 		changed := make(chan struct{})
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})

@@ -47,7 +47,7 @@ const (
 func (s *Server) reloadLoop(ctx context.Context) {
 	w := manifest.Watch(s.home.IndexDir(), filepath.Base(s.home.Manifest()), manifest.WatchOptions{Debounce: s.opts.Debounce, Poll: s.opts.Poll, Log: s.log})
 	defer w.Close()
-	s.reloadOnce(triggerStart, nil) // Run set loading before serving
+	s.reloadOnce(ctx, triggerStart, nil) // Run set loading before serving
 	s.loading.Store(false)
 	s.serveLoop(ctx, w.C)
 }
@@ -74,7 +74,7 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-changed:
-			s.reloadOnce(triggerWatch, nil)
+			s.reloadOnce(ctx, triggerWatch, nil)
 			// The token file (novactl index reads it before any request)
 			// and the lock file are looked for at each manifest poll
 			// (and event): two Lstats, idle or not. A ticker of their own,
@@ -84,7 +84,7 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 				s.republishToken()
 			}
 		case <-s.hup:
-			s.reloadOnce(triggerSignal, nil)
+			s.reloadOnce(ctx, triggerSignal, nil)
 		case <-s.used:
 			if !idle {
 				used = true
@@ -96,7 +96,7 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 			if deepOwed {
 				d, deepOwed = index.Deep, false
 			}
-			s.recheck(d)
+			s.recheck(ctx, d)
 		case <-quick.C:
 			if !used {
 				idle = true
@@ -104,15 +104,15 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 				break
 			}
 			used = false
-			s.recheck(index.Quick)
+			s.recheck(ctx, index.Quick)
 		case <-s.checkNow:
-			s.recheck(index.Quick)
+			s.recheck(ctx, index.Quick)
 		case <-deep.C:
 			if idle {
 				deepOwed = true
 				break
 			}
-			s.recheck(index.Deep)
+			s.recheck(ctx, index.Deep)
 		case <-s.collect:
 			s.collectRetired()
 		}
@@ -275,7 +275,7 @@ func (s *Server) collectRetired() {
 
 // recheck verifies the served generation's files at depth d and falls
 // back to an intact generation when they are damaged.
-func (s *Server) recheck(d index.Depth) {
+func (s *Server) recheck(ctx context.Context, d index.Depth) {
 	cur := s.current.Load()
 	st := s.integrityStatus()
 	if cur == nil || st == api.IntegrityDamaged {
@@ -283,11 +283,14 @@ func (s *Server) recheck(d index.Depth) {
 		// a hash of every kept generation, so only the deep tick does it
 		// (SIGHUP, a sync or a rollback do it at once).
 		if d == index.Deep && st != "" {
-			s.reloadOnce(triggerRetry, nil)
+			s.reloadOnce(ctx, triggerRetry, nil)
 		}
 		return
 	}
-	err := cur.gen.Recheck(d)
+	err := cur.gen.Recheck(ctx, d)
+	if ctx.Err() != nil {
+		return // novad stops: a check cut short found nothing
+	}
 	if err == nil {
 		now := s.opts.Now().UTC().Format(time.RFC3339)
 		s.statusMu.Lock()
@@ -303,7 +306,7 @@ func (s *Server) recheck(d index.Depth) {
 		// removes the one it replaces) can reach this check before the
 		// manifest watcher's event: that is a reload to make, not damage.
 		if m, _, merr := manifest.Read(s.home.Manifest()); merr == nil && m.RunID != cur.runID() {
-			s.reloadOnce(triggerWatch, nil)
+			s.reloadOnce(ctx, triggerWatch, nil)
 			if s.current.Load() != cur {
 				return
 			}
@@ -311,7 +314,7 @@ func (s *Server) recheck(d index.Depth) {
 	}
 	s.log.Error("The files of the served generation are damaged; looking for an intact one", "runId", cur.runID(),
 		"check", depthName(d), errAttr(err))
-	s.reloadOnce(triggerDamage, err)
+	s.reloadOnce(ctx, triggerDamage, err)
 }
 
 func depthName(d index.Depth) string {
@@ -328,7 +331,7 @@ func depthName(d index.Depth) string {
 // log, /health and the facade's ragStatus; when none is intact it keeps
 // the copy already in memory, or serves nothing, and says that. damage is
 // the re-check failure of the served generation (triggerDamage only).
-func (s *Server) reloadOnce(trigger string, damage error) {
+func (s *Server) reloadOnce(ctx context.Context, trigger string, damage error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	// A sync promotes its delta and then the compaction that merges it,
@@ -337,7 +340,7 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 	// not damaged: load what the manifest names now. The bound only stops
 	// a manifest rewritten without end from holding the reload.
 	for range 8 {
-		if !s.reloadLocked(trigger, damage) {
+		if !s.reloadLocked(ctx, trigger, damage) {
 			return
 		}
 	}
@@ -347,7 +350,7 @@ func (s *Server) reloadOnce(trigger string, damage error) {
 // reports superseded, changing nothing, when the generation the manifest
 // named could not be opened and the manifest has changed since it was
 // read.
-func (s *Server) reloadLocked(trigger string, damage error) (superseded bool) {
+func (s *Server) reloadLocked(ctx context.Context, trigger string, damage error) (superseded bool) {
 	m, hash, err := manifest.Read(s.home.Manifest())
 	cur := s.current.Load()
 	if errors.Is(err, manifest.ErrNoManifest) && trigger != triggerDamage && (cur != nil || len(index.GenerationIDs(s.home)) == 0) {
@@ -400,7 +403,12 @@ func (s *Server) reloadLocked(trigger string, damage error) (superseded bool) {
 		if damage != nil && cur != nil && cur.runID() == activeID {
 			activeErr = damage // just found damaged: no need to hash it again
 		} else {
-			next, activeErr = s.openActive(s.home, m, s.analyzer, s.segments)
+			next, activeErr = s.openActive(ctx, s.home, m, s.analyzer, s.segments)
+			if activeErr != nil && ctx.Err() != nil {
+				// novad stops: the load was cut short, not failed. Nothing
+				// is recorded, so a novad started again loads it anew.
+				return false
+			}
 			if activeErr != nil && s.manifestChangedFrom(hash) {
 				s.log.Debug("The generation read was replaced while it was opened; reading the manifest again", "runId", activeID, errAttr(activeErr))
 				return true
@@ -424,7 +432,10 @@ func (s *Server) reloadLocked(trigger string, damage error) (superseded bool) {
 	if damage != nil && cur != nil {
 		except = append(except, cur.runID())
 	}
-	fb, skipped, ferr := index.OpenNewestIntact(s.home, s.cfg, s.analyzer, s.segments, except...)
+	fb, skipped, ferr := index.OpenNewestIntact(ctx, s.home, s.cfg, s.analyzer, s.segments, except...)
+	if ctx.Err() != nil {
+		return false // novad stops: no fallback was looked for to the end
+	}
 	switch {
 	case ferr == nil:
 		s.swap(fb, hash, activeID, trigger, activeErr, skipped)

@@ -36,7 +36,7 @@ func TestReloadPastTheCompactionOfWhatItRead(t *testing.T) {
 	s, err := New(Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	novatest.Must(t, err)
 	bindUnserved(t, s)
-	s.reloadOnce(triggerStart, nil)
+	s.reloadOnce(t.Context(), triggerStart, nil)
 	first := s.current.Load().runID()
 
 	f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
@@ -65,15 +65,15 @@ func TestReloadPastTheCompactionOfWhatItRead(t *testing.T) {
 
 	var opened []string
 	var result *index.SyncResult
-	s.openActive = func(home paths.Home, m *manifest.Manifest, a *lexical.Analyzer, c *generation.Cache) (*index.Served, error) {
+	s.openActive = func(ctx context.Context, home paths.Home, m *manifest.Manifest, a *lexical.Analyzer, c *generation.Cache) (*index.Served, error) {
 		opened = append(opened, m.RunID)
 		if len(opened) == 1 {
 			close(readDelta) // the sync goes on: its compaction removes the delta
 			result = <-synced
 		}
-		return index.OpenServed(home, m, a, c)
+		return index.OpenServed(ctx, home, m, a, c)
 	}
-	s.reloadOnce(triggerWatch, nil)
+	s.reloadOnce(t.Context(), triggerWatch, nil)
 	if result == nil || result.Compaction == nil || result.Compaction.Promote == nil {
 		t.Fatalf("the sync made no compaction, so nothing replaced the delta while it was opened: %+v", result.Build)
 	}

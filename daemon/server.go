@@ -100,7 +100,7 @@ type Server struct {
 	segments *generation.Cache
 	// openActive opens the generation the manifest names (index.OpenServed;
 	// tests put a promotion between the manifest's read and the open).
-	openActive func(paths.Home, *manifest.Manifest, *lexical.Analyzer, *generation.Cache) (*index.Served, error)
+	openActive func(context.Context, paths.Home, *manifest.Manifest, *lexical.Analyzer, *generation.Cache) (*index.Served, error)
 	// chineseOnce starts loadChinese at the first generation served
 	// that holds Chinese.
 	chineseOnce sync.Once

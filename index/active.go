@@ -28,7 +28,7 @@ func OpenActive(home paths.Home, analyzer *lexical.Analyzer) (*manifest.Manifest
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := OpenServed(home, m, analyzer, nil)
+	s, err := OpenServed(context.Background(), home, m, analyzer, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,8 +73,10 @@ type fileStamp struct {
 // OpenServed opens the generation m names (the active manifest), verifying
 // every file, for serving. cache, when set, shares segments already
 // mapped by an earlier generation (they are size-checked, not re-hashed).
-func OpenServed(home paths.Home, m *manifest.Manifest, analyzer *lexical.Analyzer, cache *generation.Cache) (*Served, error) {
-	return openRecord(home.IndexDir(), m, analyzer, cache)
+// A cancelled ctx (novad stopping) stops the checksums with an error
+// wrapping ctx's, which is no damage.
+func OpenServed(ctx context.Context, home paths.Home, m *manifest.Manifest, analyzer *lexical.Analyzer, cache *generation.Cache) (*Served, error) {
+	return openRecord(ctx, home.IndexDir(), m, analyzer, cache)
 }
 
 // OpenNewestIntact opens the most recently promoted kept generation
@@ -82,13 +84,17 @@ func OpenServed(home paths.Home, m *manifest.Manifest, analyzer *lexical.Analyze
 // those in except, that verifies in full and that cfg's embedder can search: what
 // novad serves when the active generation is missing or damaged. skipped
 // says why each newer kept generation was passed over. It returns
-// ErrNoIntact when none qualifies.
-func OpenNewestIntact(home paths.Home, cfg config.Config, analyzer *lexical.Analyzer, cache *generation.Cache, except ...string) (s *Served, skipped []error, err error) {
+// ErrNoIntact when none qualifies, and ctx's error when ctx is cancelled
+// before one is found.
+func OpenNewestIntact(ctx context.Context, home paths.Home, cfg config.Config, analyzer *lexical.Analyzer, cache *generation.Cache, except ...string) (s *Served, skipped []error, err error) {
 	_, skipped, err = newestIntact(home, cfg, except, func(rec *manifest.Manifest) error {
 		var err error
-		s, err = openRecord(home.IndexDir(), rec, analyzer, cache)
+		s, err = openRecord(ctx, home.IndexDir(), rec, analyzer, cache)
 		return err
 	})
+	if cerr := ctx.Err(); err != nil && cerr != nil {
+		return nil, nil, cerr
+	}
 	return s, skipped, err
 }
 
@@ -127,17 +133,17 @@ func checkRecord(ctx context.Context, indexDir, genDir string, rec *manifest.Man
 // what is loaded, so searches go on unaffected. Quick compares each file's
 // size and modification time with those it had when it was opened (or
 // last hashed) and hashes only a file that changed; Deep hashes every
-// file.
-func (s *Served) Recheck(d Depth) error {
+// file. A cancelled ctx (novad stopping) stops it with an error wrapping
+// ctx's, which is no damage.
+func (s *Served) Recheck(ctx context.Context, d Depth) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	genDir := filepath.Join(s.indexDir, s.Record.GenerationPath)
-	// Not cancelled: novad's rechecks run to their end.
-	return checkFiles(context.Background(), s.indexDir, genDir, s.Record, d, func(path string, st fileStamp) bool { return s.stamps[path] == st },
+	return checkFiles(ctx, s.indexDir, genDir, s.Record, d, func(path string, st fileStamp) bool { return s.stamps[path] == st },
 		func(path string, st fileStamp) { s.stamps[path] = st })
 }
 
-func openRecord(indexDir string, rec *manifest.Manifest, analyzer *lexical.Analyzer, cache *generation.Cache) (*Served, error) {
+func openRecord(ctx context.Context, indexDir string, rec *manifest.Manifest, analyzer *lexical.Analyzer, cache *generation.Cache) (*Served, error) {
 	// Stamp before opening: a file changed while it is being verified then
 	// differs from its stamp, and the next quick check hashes it again.
 	stamps := map[string]fileStamp{}
@@ -151,8 +157,7 @@ func openRecord(indexDir string, rec *manifest.Manifest, analyzer *lexical.Analy
 	}
 	// Dates are the machine's, as search.ConfigFor's: Nova has no
 	// time-zone setting.
-	// Not cancelled: a load novad started is finished or fails on its own.
-	g, err := generation.Open(context.Background(), indexDir, rec, analyzer, generation.Options{Cache: cache, Location: time.Local})
+	g, err := generation.Open(ctx, indexDir, rec, analyzer, generation.Options{Cache: cache, Location: time.Local})
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func TestOpenNewestIntact_skipsDamagedAndExcluded(t *testing.T) {
 	// The middle generation is damaged: the newest intact one other than
 	// the active is the oldest.
 	flipMiddle(t, filepath.Join(home.Generation(runs[1]), generation.FileSources), false)
-	s, skipped, err := index.OpenNewestIntact(home, cfg, an, nil, runs[2])
+	s, skipped, err := index.OpenNewestIntact(t.Context(), home, cfg, an, nil, runs[2])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,14 +70,14 @@ func TestOpenNewestIntact_skipsDamagedAndExcluded(t *testing.T) {
 	}
 
 	// Without exclusion the active one is the newest intact.
-	if s, _, err := index.OpenNewestIntact(home, cfg, an, nil); err != nil || s.Record.RunID != runs[2] {
+	if s, _, err := index.OpenNewestIntact(t.Context(), home, cfg, an, nil); err != nil || s.Record.RunID != runs[2] {
 		t.Errorf("newest intact = %v %v, want %s", s, err, runs[2])
 	}
 
 	// A profile the configured embedder cannot search is passed over.
 	other := cfg
 	other.Embedding.Dimension = 128
-	if _, skipped, err := index.OpenNewestIntact(home, other, an, nil); !errors.Is(err, index.ErrNoIntact) || len(skipped) != 3 {
+	if _, skipped, err := index.OpenNewestIntact(t.Context(), home, other, an, nil); !errors.Is(err, index.ErrNoIntact) || len(skipped) != 3 {
 		t.Errorf("with another dimension: %v, skipped %d, want ErrNoIntact and 3", err, len(skipped))
 	}
 
@@ -136,11 +136,11 @@ func TestServedRecheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := index.OpenServed(home, m, lexical.NewAnalyzer(), nil)
+	s, err := index.OpenServed(t.Context(), home, m, lexical.NewAnalyzer(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Recheck(index.Quick); err != nil {
+	if err := s.Recheck(t.Context(), index.Quick); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(home.Generation(runs[2]), generation.FileSources)
@@ -151,15 +151,15 @@ func TestServedRecheck(t *testing.T) {
 	if err := os.Chtimes(path, later, later); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Recheck(index.Quick); err != nil {
+	if err := s.Recheck(t.Context(), index.Quick); err != nil {
 		t.Errorf("after touch: %v", err)
 	}
 
 	flipMiddle(t, path, true)
-	if err := s.Recheck(index.Quick); err != nil {
+	if err := s.Recheck(t.Context(), index.Quick); err != nil {
 		t.Errorf("Quick hashed a file whose size and time did not change: %v", err)
 	}
-	if err := s.Recheck(index.Deep); !errors.Is(err, generation.ErrCorrupt) {
+	if err := s.Recheck(t.Context(), index.Deep); !errors.Is(err, generation.ErrCorrupt) {
 		t.Errorf("Deep = %v, want ErrCorrupt", err)
 	}
 	if s.Gen.Count() == 0 {
@@ -169,7 +169,7 @@ func TestServedRecheck(t *testing.T) {
 	if err := os.Truncate(path, 10); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Recheck(index.Quick); !errors.Is(err, generation.ErrCorrupt) {
+	if err := s.Recheck(t.Context(), index.Quick); !errors.Is(err, generation.ErrCorrupt) {
 		t.Errorf("Quick after truncation = %v, want ErrCorrupt", err)
 	}
 }

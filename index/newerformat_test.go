@@ -92,7 +92,7 @@ func TestNewerFormat_keptAndNamed(t *testing.T) {
 		}
 	}
 	// What novad serves when the manifest cannot be: the newest this build reads.
-	s, skipped, err := index.OpenNewestIntact(cfg.Home, cfg, lexical.NewAnalyzer(), nil)
+	s, skipped, err := index.OpenNewestIntact(t.Context(), cfg.Home, cfg, lexical.NewAnalyzer(), nil)
 	if err != nil || s.Record.RunID != runs[1] {
 		t.Fatalf("novad's fallback: %v, want %s", err, runs[1])
 	}
