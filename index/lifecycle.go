@@ -440,14 +440,10 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 			return nil, fmt.Errorf("%s is already the active generation", m.RunID)
 		}
 	}
-	// Ctrl-C stops the verification, before anything is moved. Not a
-	// compaction's: the sync it ends has already promoted its build, and
-	// reports the compaction only in a warning.
-	vctx := ctx
-	if by == byCompaction {
-		vctx = context.Background()
-	}
-	v, err := x.verifyDir(vctx, dir, where)
+	// Ctrl-C stops the verification, before anything is moved; a
+	// compaction's too (the sync it ends has already promoted its build,
+	// which stays, and the compaction is dropped: the next sync makes it).
+	v, err := x.verifyDir(ctx, dir, where)
 	if err != nil && by == "promote" && where == "candidate" && errors.Is(err, generation.ErrCorrupt) {
 		return nil, fmt.Errorf("%w; the candidate is damaged and cannot be promoted: novactl index build makes a new one", err)
 	}
@@ -650,6 +646,12 @@ func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
 		return out, nil
 	}
 	cp, err := x.promote(ctx, cb.RunID, byCompaction)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// Interrupted in its verification: dropped, as a sync's build is.
+		os.RemoveAll(x.home.Candidate(cb.RunID))
+		x.log.Info("Compaction interrupted; the deltas stay as they are and are merged next time", "runId", cb.RunID)
+		return out, nil
+	}
 	if err != nil {
 		x.log.Warn("Compaction could not be promoted", "err", err)
 		return out, nil
