@@ -326,7 +326,10 @@ func (x *Indexer) buildPast(ctx context.Context, damage error) (*BuildResult, er
 	var prev *previous
 	err := damage
 	if err == nil {
-		prev, err = x.openPrevious()
+		prev, err = x.openPrevious(ctx)
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err() // interrupted while hashing: no damage found
 	}
 	if err != nil {
 		if prev, err = x.buildPastDamage(ctx, err, res); err != nil {
@@ -483,8 +486,9 @@ type previous struct {
 
 // openPrevious opens the active generation (sizes and structure checked;
 // its files are shared with the new generation, which novad verifies in
-// full). It returns nil when nothing is active.
-func (x *Indexer) openPrevious() (*previous, error) {
+// full). It returns nil when nothing is active. A cancelled ctx stops the
+// hash of files changed since the promotion with an error wrapping ctx's.
+func (x *Indexer) openPrevious(ctx context.Context) (*previous, error) {
 	m, _, err := manifest.Read(x.home.Manifest())
 	switch {
 	case errors.Is(err, manifest.ErrNoManifest) && len(x.generationIDs()) > 0:
@@ -500,7 +504,7 @@ func (x *Indexer) openPrevious() (*previous, error) {
 	case err != nil:
 		return nil, err
 	}
-	if err := changedSincePromotion(x.home.IndexDir(), m); err != nil {
+	if err := changedSincePromotion(ctx, x.home.IndexDir(), m); err != nil {
 		return nil, err
 	}
 	return x.openBuilt(m)
@@ -534,13 +538,13 @@ func (x *Indexer) openBuilt(m *manifest.Manifest) (*previous, error) {
 // files keeps an incremental sync from reading the whole generation; a
 // change that also restored the old time is found by novad's and doctor's
 // checksums, and index sync --full rebuilds past it.
-func changedSincePromotion(indexDir string, m *manifest.Manifest) error {
+func changedSincePromotion(ctx context.Context, indexDir string, m *manifest.Manifest) error {
 	promoted := m.PromotedAt
 	if promoted.IsZero() {
 		promoted = m.CreatedAt
 	}
 	promoted = promoted.Add(2 * time.Second) // coarse file-system clocks
-	return checkFiles(context.Background(), indexDir, filepath.Join(indexDir, m.GenerationPath), m, Quick,
+	return checkFiles(ctx, indexDir, filepath.Join(indexDir, m.GenerationPath), m, Quick,
 		func(_ string, st fileStamp) bool { return !st.mtime.After(promoted) }, nil)
 }
 

@@ -45,7 +45,7 @@ const (
 // fill too much of it, every segment rewritten. Chunks keep their vectors
 // (their codes are copied) and answer exactly as before. The lock is held.
 func (x *Indexer) compact(ctx context.Context) (*BuildResult, error) {
-	prev, err := x.openPrevious()
+	prev, err := x.openPrevious(ctx)
 	if err != nil || prev == nil || prev.gen == nil {
 		return nil, err
 	}

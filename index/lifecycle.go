@@ -623,8 +623,12 @@ func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
 		// too, where the build opened the active generation with a quick
 		// check: bit rot keeps a file's size and time. A damaged active
 		// generation would have every sync fail here; build past it.
-		if damage := x.activeDamage(); damage != nil {
+		if damage := x.activeDamage(ctx); damage != nil {
 			os.RemoveAll(x.home.Candidate(b.RunID))
+			if err := ctx.Err(); err != nil {
+				// Interrupted while hashing: nothing was found damaged.
+				return nil, err
+			}
 			if b, err = x.buildPast(ctx, damage); err != nil {
 				return nil, err
 			}
@@ -661,13 +665,14 @@ func (x *Indexer) Sync(ctx context.Context) (res *SyncResult, err error) {
 }
 
 // activeDamage hashes every file of the active generation and returns
-// what is wrong with it, or nil (none, or no readable manifest).
-func (x *Indexer) activeDamage() error {
+// what is wrong with it, or nil (none, or no readable manifest). A
+// cancelled ctx stops it with an error wrapping ctx's, which is no damage.
+func (x *Indexer) activeDamage(ctx context.Context) error {
 	m, _, err := manifest.Read(x.home.Manifest())
 	if err != nil {
 		return nil
 	}
-	return CheckGeneration(context.Background(), x.home, m, Deep)
+	return CheckGeneration(ctx, x.home, m, Deep)
 }
 
 // Rollback makes an older kept generation active again. toRunID "" picks

@@ -1,0 +1,149 @@
+package index_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/manifest"
+)
+
+// TestSync_cancelledWhileHashingTheActive: a sync whose candidate fails
+// its verification in a file it shares with the active generation (bit
+// rot: size and time unchanged) hashes the active generation whole to
+// tell whether to build past it. Ctrl-C there stops it with
+// context.Canceled, the active generation unchanged and the candidate
+// dropped; the hash did not look at the context. The active generation's
+// build report is a sparse file of 64 GiB (its record and the manifest
+// sealed again), hashed first, far longer than the test's bound. The
+// same holds for the hash of the active generation's files changed since
+// its promotion, which a sync makes before it builds.
+func TestSync_cancelledWhileHashingTheActive(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// early: the generation's promotion is by a clock before its
+		// files' times (restored from a backup), so the build hashes
+		// every file before it reads a source; cancelled then.
+		early bool
+	}{{"in the check after the verification", false}, {"files changed since the promotion", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			early := tc.early
+			var now func() time.Time // the real clock: files are older than the promotion
+			if early {
+				now = newClock(epoch).Now
+			}
+			dir := t.TempDir()
+			src := filepath.Join(dir, "memory.jsonl")
+			var lines strings.Builder
+			for i := range 64 {
+				fmt.Fprintf(&lines, `{"id":"r%d","text":"Runner %d of the deploy pool drained its queue."}`+"\n", i, i)
+			}
+			writeFile(t, src, lines.String())
+			cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "m", Kind: config.KindJSONL, Path: src})
+			first := mustSync(t, index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: now})).Active()
+			m, _, err := manifest.Read(cfg.Home.Manifest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// rewrite changes path's bytes and keeps its time, as bit rot does.
+			rewrite := func(path string, change func(*os.File) error) {
+				t.Helper()
+				fi, err := os.Stat(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(path, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.OpenFile(path, os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := change(f); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			const huge = 64 << 30
+			genDir := filepath.Join(cfg.Home.IndexDir(), m.GenerationPath)
+			rewrite(filepath.Join(genDir, generation.FileReport), func(f *os.File) error { return f.Truncate(huge) })
+			for _, record := range []string{filepath.Join(genDir, generation.FileCandidate), cfg.Home.Manifest()} {
+				b, err := os.ReadFile(record)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var r manifest.Manifest
+				if err := json.Unmarshal(b, &r); err != nil {
+					t.Fatal(err)
+				}
+				r.Files[generation.FileReport] = manifest.FileSum{Size: huge, XXH3: strings.Repeat("0", 32)}
+				r.Seal()
+				if b, err = json.MarshalIndent(&r, "", "  "); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(record, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(record, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// One byte of the vectors' codes flipped: the segment still opens.
+			rewrite(filepath.Join(cfg.Home.IndexDir(), manifest.SegmentDir(m.Segments[0].ID), "codes.i8"), func(f *os.File) error {
+				b := make([]byte, 1)
+				if _, err := f.ReadAt(b, 100); err != nil {
+					return err
+				}
+				_, err := f.WriteAt([]byte{^b[0]}, 100)
+				return err
+			})
+			appendFile(t, src, `{"id":"late","text":"The hangar door sticks in the cold."}`+"\n")
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ix := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: now, Hook: func(step string) {
+				if step == index.StepVerifyRecordRead && !early {
+					// The candidate's verification of a few small files, then the
+					// hash of the active generation.
+					time.AfterFunc(500*time.Millisecond, cancel)
+				}
+			}})
+			if early {
+				time.AfterFunc(500*time.Millisecond, cancel)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := ix.Sync(ctx)
+				done <- err
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the sync still runs 15 s after it started, its context cancelled after 0.5 s")
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("sync cancelled while it hashed the active generation: %v; want context.Canceled", err)
+			}
+			if m, _, err := manifest.Read(cfg.Home.Manifest()); err != nil || m.RunID != first {
+				t.Errorf("active after the cancelled sync: %v; want %s as it was", err, first)
+			}
+			if cands, _ := os.ReadDir(cfg.Home.Candidates()); len(cands) > 0 {
+				t.Errorf("the cancelled sync left candidates: %v", cands)
+			}
+		})
+	}
+}
