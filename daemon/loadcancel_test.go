@@ -2,9 +2,7 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/internal/swell"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
@@ -28,23 +27,7 @@ func TestStopDuringLoad(t *testing.T) {
 	cfg, _ := syncedHome(t, `{"id":"port","text":"The staging deploy listens on port 42017."}`+"\n")
 	m, _, err := manifest.Read(cfg.Home.Manifest())
 	novatest.Must(t, err)
-	const huge = 64 << 30
-	genDir := filepath.Join(cfg.Home.IndexDir(), m.GenerationPath)
-	big := filepath.Join(genDir, generation.FileReport)
-	novatest.Must(t, os.Chmod(big, 0o600))
-	novatest.Must(t, os.Truncate(big, huge))
-	for _, record := range []string{filepath.Join(genDir, generation.FileCandidate), cfg.Home.Manifest()} {
-		b, err := os.ReadFile(record)
-		novatest.Must(t, err)
-		var r manifest.Manifest
-		novatest.Must(t, json.Unmarshal(b, &r))
-		r.Files[generation.FileReport] = manifest.FileSum{Size: huge, XXH3: strings.Repeat("0", 32)}
-		r.Seal()
-		b, err = json.MarshalIndent(&r, "", "  ")
-		novatest.Must(t, err)
-		novatest.Must(t, os.Chmod(record, 0o600))
-		novatest.Must(t, os.WriteFile(record, b, 0o600))
-	}
+	swell.Report(t, filepath.Join(cfg.Home.IndexDir(), m.GenerationPath))
 
 	logs := &novatest.LogBuffer{}
 	s, err := New(Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(logs, nil))})

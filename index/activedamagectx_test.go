@@ -2,7 +2,6 @@ package index_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/internal/swell"
 	"github.com/nova-recall/nova/manifest"
 )
 
@@ -54,56 +53,9 @@ func TestSync_cancelledWhileHashingTheActive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// rewrite changes path's bytes and keeps its time, as bit rot does.
-			rewrite := func(path string, change func(*os.File) error) {
-				t.Helper()
-				fi, err := os.Stat(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chmod(path, 0o600); err != nil {
-					t.Fatal(err)
-				}
-				f, err := os.OpenFile(path, os.O_RDWR, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := change(f); err != nil {
-					t.Fatal(err)
-				}
-				if err := f.Close(); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			const huge = 64 << 30
-			genDir := filepath.Join(cfg.Home.IndexDir(), m.GenerationPath)
-			rewrite(filepath.Join(genDir, generation.FileReport), func(f *os.File) error { return f.Truncate(huge) })
-			for _, record := range []string{filepath.Join(genDir, generation.FileCandidate), cfg.Home.Manifest()} {
-				b, err := os.ReadFile(record)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var r manifest.Manifest
-				if err := json.Unmarshal(b, &r); err != nil {
-					t.Fatal(err)
-				}
-				r.Files[generation.FileReport] = manifest.FileSum{Size: huge, XXH3: strings.Repeat("0", 32)}
-				r.Seal()
-				if b, err = json.MarshalIndent(&r, "", "  "); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chmod(record, 0o600); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(record, b, 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
+			swell.Report(t, filepath.Join(cfg.Home.IndexDir(), m.GenerationPath))
 			// One byte of the vectors' codes flipped: the segment still opens.
-			rewrite(filepath.Join(cfg.Home.IndexDir(), manifest.SegmentDir(m.Segments[0].ID), "codes.i8"), func(f *os.File) error {
+			rewrite(t, filepath.Join(cfg.Home.IndexDir(), manifest.SegmentDir(m.Segments[0].ID), "codes.i8"), func(f *os.File) error {
 				b := make([]byte, 1)
 				if _, err := f.ReadAt(b, 100); err != nil {
 					return err

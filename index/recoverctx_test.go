@@ -2,17 +2,16 @@ package index_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/internal/swell"
 	"github.com/nova-recall/nova/manifest"
 )
 
@@ -34,43 +33,9 @@ func TestSync_cancelledInRecovery(t *testing.T) {
 	appendFile(t, src, jsonlLines(t, rec{ID: "mem-007", Text: "The cache warms from the replica after each deploy.", Date: "2026-02-16"}))
 	damaged := mustSync(t, writer).Active()
 
-	const huge = 64 << 30
-	keptDir := cfg.Home.Generation(kept)
-	big := filepath.Join(keptDir, generation.FileReport)
-	if err := os.Chmod(big, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(big, huge); err != nil {
-		t.Fatal(err)
-	}
-	record := filepath.Join(keptDir, generation.FileCandidate)
-	b, err := os.ReadFile(record)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r manifest.Manifest
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	r.Files[generation.FileReport] = manifest.FileSum{Size: huge, XXH3: strings.Repeat("0", 32)}
-	r.Seal()
-	if b, err = json.MarshalIndent(&r, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(record, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(record, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	swell.Report(t, cfg.Home.Generation(kept))
 	// The active generation's report cut short: a sync cannot build on it.
-	report := filepath.Join(cfg.Home.Generation(damaged), generation.FileReport)
-	if err := os.Chmod(report, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(report, 1); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, filepath.Join(cfg.Home.Generation(damaged), generation.FileReport), func(f *os.File) error { return f.Truncate(1) })
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -85,6 +50,7 @@ func TestSync_cancelledInRecovery(t *testing.T) {
 	case <-time.After(500 * time.Millisecond):
 	}
 	cancel()
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(10 * time.Second):
@@ -95,5 +61,30 @@ func TestSync_cancelledInRecovery(t *testing.T) {
 	}
 	if m, _, err := manifest.Read(cfg.Home.Manifest()); err != nil || m.RunID != damaged {
 		t.Errorf("active after the cancelled sync: %v, %v; want %s as it was", m, err, damaged)
+	}
+}
+
+// rewrite changes path's bytes and keeps its time, as bit rot does.
+func rewrite(t *testing.T, path string, change func(*os.File) error) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := change(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/internal/swell"
 	"github.com/nova-recall/nova/manifest"
 )
 
@@ -32,26 +32,7 @@ func TestInterruptedChecks(t *testing.T) {
 	}
 	m, _, err := manifest.Read(filepath.Join(h.Dir, "index", "manifest.json"))
 	novatest.Must(t, err)
-	const huge = 16 << 30
-	genDir := filepath.Join(h.Dir, "index", m.GenerationPath)
-	big := filepath.Join(genDir, generation.FileReport)
-	if _, ok := m.Files[generation.FileReport]; !ok {
-		t.Fatalf("the generation lists no %s: %v", generation.FileReport, m.Files)
-	}
-	novatest.Must(t, os.Chmod(big, 0o600))
-	novatest.Must(t, os.Truncate(big, huge))
-	for _, record := range []string{filepath.Join(genDir, generation.FileCandidate), filepath.Join(h.Dir, "index", "manifest.json")} {
-		b, err := os.ReadFile(record)
-		novatest.Must(t, err)
-		var r manifest.Manifest
-		novatest.Must(t, json.Unmarshal(b, &r))
-		r.Files[generation.FileReport] = manifest.FileSum{Size: huge, XXH3: strings.Repeat("0", 32)}
-		r.Seal()
-		b, err = json.MarshalIndent(&r, "", "  ")
-		novatest.Must(t, err)
-		novatest.Must(t, os.Chmod(record, 0o600))
-		novatest.Must(t, os.WriteFile(record, b, 0o600))
-	}
+	swell.Report(t, filepath.Join(h.Dir, "index", m.GenerationPath))
 
 	for _, tc := range []struct {
 		name string
