@@ -263,9 +263,15 @@ func (q *query) coversKey(v textView, k int) bool {
 }
 
 // decoded is a document of the query and the hashes not yet derived.
+// A document only scored by its metadata (meta) is decoded without its
+// text, ids, hashes, heading path and warnings
+// (generation.Generation.ChunkMeta), and asks says whether the text ends
+// with a question mark (asksOnly): that is all scoring reads of them.
 type decoded struct {
 	c       *memory.Chunk
 	missing segment.Hashes
+	meta    bool
+	asks    bool
 }
 
 // chunk returns document doc, decoded once per query, without the hashes
@@ -276,17 +282,56 @@ func (q *query) chunk(doc int) *memory.Chunk {
 	q.mu.Lock()
 	d, ok := q.chunks[doc]
 	q.mu.Unlock()
-	if ok {
+	if ok && !d.meta {
 		return d.c
 	}
-	c, missing := q.snap.Gen.ChunkStored(doc)
+	var whole memory.Chunk
+	missing := q.snap.Gen.ChunkStoredInto(doc, &whole)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch d, ok := q.chunks[doc]; {
+	case ok && !d.meta:
+		return d.c // decoded meanwhile on another core: one copy per query
+	case ok:
+		// Decoded for scoring: completed in place, which writes none of
+		// the fields scoring reads (those who hold it may be reading them).
+		segment.Complete(d.c, &whole)
+		q.chunks[doc] = decoded{c: d.c, missing: missing}
+		return d.c
+	}
+	// A copy, so that whole stays on the stack when it completes one.
+	c := new(memory.Chunk)
+	*c = whole
+	q.chunks[doc] = decoded{c: c, missing: missing}
+	return c
+}
+
+// meta returns document doc for scoring by its metadata (metadataFactor):
+// its chunk, maybe without the fields scoring does not read (decoded), and
+// whether the text ends with a question mark. Most candidates are scored
+// and dropped without their text being read, which is most of a record.
+// Callers must read only what ChunkMeta decodes, and not modify it.
+func (q *query) meta(doc int) (*memory.Chunk, bool) {
+	q.mu.Lock()
+	d, ok := q.chunks[doc]
+	q.mu.Unlock()
+	if ok {
+		if !d.meta {
+			return d.c, asksOnly(d.c.Text)
+		}
+		return d.c, d.asks
+	}
+	c, asks := q.snap.Gen.ChunkMeta(doc, asksOnlyBytes)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if d, ok := q.chunks[doc]; ok {
-		return d.c // decoded meanwhile on another core: one copy per query
+		if !d.meta {
+			return d.c, asksOnly(d.c.Text)
+		}
+		return d.c, d.asks
 	}
-	q.chunks[doc] = decoded{c, missing}
-	return c
+	q.chunks[doc] = decoded{c: c, meta: true, asks: asks}
+	return c, asks
 }
 
 // text returns document doc's text: its chunk's when the query has
@@ -296,7 +341,7 @@ func (q *query) text(doc int) string {
 	q.mu.Lock()
 	d, ok := q.chunks[doc]
 	q.mu.Unlock()
-	if ok {
+	if ok && !d.meta {
 		return d.c.Text
 	}
 	return q.snap.Gen.Text(doc)
@@ -310,7 +355,7 @@ func (q *query) hashed(doc int) *memory.Chunk {
 	defer q.mu.Unlock()
 	if d := q.chunks[doc]; d.missing != 0 {
 		segment.Derive(d.c, d.missing)
-		q.chunks[doc] = decoded{d.c, 0}
+		q.chunks[doc] = decoded{c: d.c}
 	}
 	return c
 }
@@ -429,7 +474,8 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		final, report := dedupe(q, fused, req.TopK, q.depth)
 		for i := range final {
 			if final[i].laterMeta {
-				e.metadataFactor(q, q.chunk(final[i].doc), &final[i].comp)
+				c, asks := q.meta(final[i].doc)
+				e.metadataFactor(q, c, asks, &final[i].comp)
 				final[i].laterMeta = false
 			}
 		}

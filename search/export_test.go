@@ -46,3 +46,15 @@ func (e *Engine) BridgeDecodes(snap *Snapshot, stmt, next int) (ans int, ok bool
 	ans, ok = e.bridgedAnswer(q, stmt, next)
 	return ans, ok, slices.Sorted(maps.Keys(q.chunks))
 }
+
+// DecodeForScoring decodes doc for scoring, as a pass does first, and
+// then asks for its text and whole chunk, as the text factors do, and
+// for scoring again.
+func DecodeForScoring(snap *Snapshot, doc int) (meta *memory.Chunk, asks bool, text string, full, again *memory.Chunk) {
+	q := &query{snap: snap, chunks: map[int]decoded{}}
+	meta, asks = q.meta(doc)
+	text = q.text(doc)
+	full = q.chunk(doc)
+	again, _ = q.meta(doc)
+	return meta, asks, text, full, again
+}

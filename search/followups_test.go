@@ -1,6 +1,8 @@
 package search_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/api"
@@ -42,5 +44,37 @@ func TestFollowUps_statementThatAnswersStaysFirst(t *testing.T) {
 	resp := ask(t, engineWith(), followUpsSnapshot(t), api.SearchRequest{Query: "小周的新公司在哪里？", TopK: 5})
 	if len(resp.Results) == 0 || resp.Results[0].SourceID != "z1-1" {
 		t.Errorf("%v, want z1-1 first", ids(resp))
+	}
+}
+
+// A candidate decoded for scoring alone holds what scoring reads as its
+// whole chunk does, and whether its text asks a question; asking for its
+// text or chunk afterwards gives them whole, not the scoring decode's.
+func TestDecodeForScoring_thenWhole(t *testing.T) {
+	snap := followUpsSnapshot(t)
+	questions := 0
+	for doc := range snap.Gen.Len() {
+		want := snap.Gen.Chunk(doc)
+		meta, asks, text, full, again := search.DecodeForScoring(snap, doc)
+		if text != want.Text || full.Text != want.Text || full.ID != want.ID || again != full {
+			t.Fatalf("doc %d after scoring: text %q, chunk %q %q (the same again: %v), want %q %q", doc, text, full.ID, full.Text, again == full, want.ID, want.Text)
+		}
+		g, wg := meta.Governance, want.Governance
+		if meta.Date != want.Date || meta.Time != want.Time || meta.Agent != want.Agent || meta.SessionID != want.SessionID ||
+			meta.WorkType != want.WorkType || !slices.Equal(meta.Tags, want.Tags) || g.SourceSet != wg.SourceSet ||
+			g.Lifecycle != wg.Lifecycle || g.AuthorityRank != wg.AuthorityRank || g.RetrievalWeight != wg.RetrievalWeight ||
+			g.ProvenanceScore != wg.ProvenanceScore {
+			t.Fatalf("doc %d decoded for scoring:\n got %+v\nwant %+v", doc, *meta, *want)
+		}
+		trimmed := strings.TrimSpace(want.Text)
+		if wantAsks := strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, "？"); asks != wantAsks {
+			t.Fatalf("doc %d %q: asks %v, want %v", doc, want.Text, asks, wantAsks)
+		}
+		if asks {
+			questions++
+		}
+	}
+	if questions == 0 {
+		t.Fatal("no question in the fixture: the test shows nothing of asks")
 	}
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"maps"
 	"slices"
 	"strings"
@@ -323,8 +324,10 @@ func givenName(n string) string {
 }
 
 // priors applies the query's date and person priors to a candidate's
-// components and returns the factor.
-func (e *Engine) priors(q *query, c *memory.Chunk, comp *components) float64 {
+// components and returns the factor. c may be decoded for scoring alone,
+// and asks says whether its text ends with a question mark: see
+// metadataFactor.
+func (e *Engine) priors(q *query, c *memory.Chunk, asks bool, comp *components) float64 {
 	f := 1.0
 	if len(q.dates) > 0 {
 		comp.has |= hasDatePrior
@@ -337,7 +340,7 @@ func (e *Engine) priors(q *query, c *memory.Chunk, comp *components) float64 {
 		}
 		f *= comp.datePrior
 	}
-	if e.on(LeverQuestions) && c.SessionID != "" && asksOnly(c.Text) {
+	if e.on(LeverQuestions) && c.SessionID != "" && asks {
 		comp.has |= hasQuestionTurn
 		comp.questionTurn = questionTurnFactor
 		f *= questionTurnFactor
@@ -387,6 +390,13 @@ func (q *query) answerPrior(doc int, c *memory.Chunk, v textView, comp *componen
 func asksOnly(text string) bool {
 	t := strings.TrimSpace(text)
 	return strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？")
+}
+
+// asksOnlyBytes is asksOnly of a text's bytes (the record's, left in
+// place: query.meta).
+func asksOnlyBytes(text []byte) bool {
+	t := bytes.TrimSpace(text)
+	return bytes.HasSuffix(t, []byte("?")) || bytes.HasSuffix(t, []byte("？"))
 }
 
 // inSpans returns the narrowest of the spans that hold date.
@@ -586,7 +596,8 @@ func (e *Engine) supersede(q *query, in []scored, own bool) []scored {
 		i, ok := pos[doc]
 		if !ok {
 			s := scored{doc: doc, passes: []string{PassBaseline}, bestPass: PassBaseline}
-			e.metadataFactor(q, q.chunk(doc), &s.comp)
+			c, asks := q.meta(doc)
+			e.metadataFactor(q, c, asks, &s.comp)
 			out = append(out, s)
 			i = len(out) - 1
 		}

@@ -109,12 +109,12 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		s.comp.has |= hasContext
 	}
 	// The dense scan is the longer channel of a large generation: until it
-	// returns, this goroutine decodes the chunks of the lexical candidates
+	// returns, this goroutine decodes the lexical candidates' metadata
 	// (every one of them is weighed below, and decoding is most of that)
 	// instead of waiting. Once it returns, the rest are decoded on every
 	// core as before.
 	for i := 0; scanning && i < len(cands) && !finished.Load(); i++ {
-		q.chunk(cands[i].doc)
+		q.meta(cands[i].doc)
 	}
 	denseDone.Wait()
 	if denseErr != nil {
@@ -214,13 +214,13 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		c.fused = alpha*lex + (1-alpha)*c.dense
 		out = append(out, *s)
 	}
-	// The metadata factors need each candidate's chunk: decoding them is
-	// most of this step, so it runs on every core.
+	// The metadata factors need each candidate's metadata (query.meta):
+	// decoding them is most of this step, so it runs on every core.
 	parallel.For(len(out), span(8), func(i int) {
 		s := &out[i]
-		ch := q.chunk(s.doc)
+		ch, asks := q.meta(s.doc)
 		s.dialogue = ch.SessionID != ""
-		s.score = s.comp.fused * e.metadataFactor(q, ch, &s.comp)
+		s.score = s.comp.fused * e.metadataFactor(q, ch, asks, &s.comp)
 		if s.comp.has&hasIDMatch != 0 {
 			s.score *= s.comp.idMatch
 		}
@@ -260,8 +260,11 @@ func docsOf(cands []scored, at []int) []int {
 	return docs
 }
 
-// metadataFactor applies recency, intent, authority and governance.
-func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp *components) float64 {
+// metadataFactor applies recency, intent, authority and governance. c
+// may be decoded for scoring alone (query.meta): it reads only what
+// generation.Generation.ChunkMeta decodes, and asks says whether the text
+// ends with a question mark.
+func (e *Engine) metadataFactor(q *query, c *memory.Chunk, asks bool, comp *components) float64 {
 	recency := 0.5
 	if t, ok := e.dayStart(c); ok {
 		age := math.Max(0, q.now.Sub(t).Hours()/24)
@@ -293,7 +296,7 @@ func (e *Engine) metadataFactor(q *query, c *memory.Chunk, comp *components) flo
 	comp.provenanceScore = c.Governance.ProvenanceScore
 	comp.authorityRank = float64(c.Governance.AuthorityRank)
 	comp.layerBoost = 1
-	return recencyFactor * intent * (1 + 0.04*authority) * weight * e.priors(q, c, comp)
+	return recencyFactor * intent * (1 + 0.04*authority) * weight * e.priors(q, c, asks, comp)
 }
 
 // afterFusion applies the levers that look across candidates: neighbour

@@ -59,6 +59,33 @@ func (g *Generation) ChunkStored(doc int) (*memory.Chunk, segment.Hashes) {
 	return c, missing
 }
 
+// ChunkMeta is what scoring document doc reads of it
+// (segment.Reader.ChunkMeta): its text, ids, hashes, heading path and
+// warnings are left empty, and textIs is what text reports of the text's
+// bytes, which it must not keep. A record that does not decode is
+// Chunk's, with text asked of its (empty) text.
+func (g *Generation) ChunkMeta(doc int, text func([]byte) bool) (c *memory.Chunk, textIs bool) {
+	s, local := g.locate(doc)
+	c, textIs, err := g.segs[s].ChunkMeta(local, text)
+	if err != nil {
+		c = g.Chunk(doc)
+		return c, text != nil && text([]byte(c.Text))
+	}
+	return c, textIs
+}
+
+// ChunkStoredInto is ChunkStored decoding into c, which must be the zero
+// chunk (segment.Reader.ChunkStoredInto).
+func (g *Generation) ChunkStoredInto(doc int, c *memory.Chunk) segment.Hashes {
+	s, local := g.locate(doc)
+	missing, err := g.segs[s].ChunkStoredInto(local, c)
+	if err != nil {
+		*c = *g.Chunk(doc) // Chunk shows what can be shown
+		return 0
+	}
+	return missing
+}
+
 // Text returns document doc's text without deriving the chunk's hashes.
 func (g *Generation) Text(doc int) string {
 	s, local := g.locate(doc)

@@ -272,6 +272,45 @@ func (r *Reader) ChunkStored(doc int) (*memory.Chunk, Hashes, error) {
 	return c, d.missing, nil
 }
 
+// ChunkMeta decodes what scoring document doc reads of it: the fields
+// its segment keeps in the dictionary, the numbers and the tags. The
+// chunk's text, ids, hashes, heading path and warnings are left empty;
+// textIs is what text (which may be nil) reports of the text's bytes,
+// which it must not keep or modify: they are the mapped file's. Most
+// candidates of a search are scored and dropped, and the text is most of
+// a record.
+func (r *Reader) ChunkMeta(doc int, text func([]byte) bool) (c *memory.Chunk, textIs bool, err error) {
+	c = &memory.Chunk{}
+	d := decoder{dict: r.dict, b: r.record(doc), textOf: text}
+	err = d.decode(c, fieldsMeta)
+	// The bytes text read are mapped while r is reachable: keep r so
+	// until the decode returns.
+	runtime.KeepAlive(r)
+	if err != nil {
+		return nil, false, err
+	}
+	return c, d.textIs, nil
+}
+
+// ChunkStoredInto is ChunkStored decoding into c, which must be the zero
+// chunk: a caller that keeps only some of the fields need not allocate one.
+func (r *Reader) ChunkStoredInto(doc int, c *memory.Chunk) (Hashes, error) {
+	d := decoder{dict: r.dict, b: r.record(doc)}
+	if err := d.decode(c, fieldsStored); err != nil {
+		return 0, err
+	}
+	return d.missing, nil
+}
+
+// Complete copies into meta, a chunk ChunkMeta decoded, the fields
+// ChunkMeta leaves out, from stored, the same document's ChunkStored chunk:
+// meta is then stored's equal. It writes no field ChunkMeta decodes.
+func Complete(meta, stored *memory.Chunk) {
+	meta.Text, meta.ID, meta.SourceID, meta.HeadingPath = stored.Text, stored.ID, stored.SourceID, stored.HeadingPath
+	meta.TextHash, meta.DedupeKey = stored.TextHash, stored.DedupeKey
+	meta.Governance.DuplicateGroupKey, meta.Governance.Warnings = stored.Governance.DuplicateGroupKey, stored.Governance.Warnings
+}
+
 // ChunkText returns document doc's text, decoding nothing else of the
 // record; "" for a record that does not decode.
 func (r *Reader) ChunkText(doc int) string { return r.only(doc, fieldsText).Text }

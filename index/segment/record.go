@@ -233,6 +233,11 @@ type decoder struct {
 	err  error
 	// missing names the hashes a fieldsStored decode left to Derive.
 	missing Hashes
+	// textOf is what a fieldsMeta decode asks of the text's bytes in
+	// place of copying them out; textIs is its answer (false without a
+	// text).
+	textOf func(text []byte) bool
+	textIs bool
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -271,6 +276,20 @@ func (d *decoder) skip() {
 		return
 	}
 	d.b = d.b[n:]
+}
+
+// textBytes passes over a length-prefixed value and returns what of
+// reports of its bytes (false when of is nil or the value overruns the
+// record).
+func (d *decoder) textBytes(of func([]byte) bool) bool {
+	n := d.uv()
+	if n > uint64(len(d.b)) {
+		d.fail("string overruns the record")
+		return false
+	}
+	b := d.b[:n:n]
+	d.b = d.b[n:]
+	return of != nil && of(b)
 }
 
 // skipList passes over a list of dictionary ids.
@@ -327,6 +346,15 @@ func (d *decoder) f64() float64 {
 	return v
 }
 
+// skipHash passes over a hash.
+func (d *decoder) skipHash() {
+	if len(d.b) < 32 {
+		d.fail("short hash")
+		return
+	}
+	d.b = d.b[32:]
+}
+
 func (d *decoder) hash() string {
 	if len(d.b) < 32 {
 		d.fail("short hash")
@@ -352,6 +380,12 @@ const (
 	// fieldsStored is the whole chunk without the hashes a record does
 	// not store (decoder.missing names them).
 	fieldsStored
+	// fieldsMeta is what scoring a candidate reads: the fields held in
+	// the dictionary, the numbers and the tags. The text, which is most
+	// of a record, is read where it lies (decoder.textOf); the ids, the
+	// hashes, the heading path and the warnings are left out (each a
+	// string or list to allocate).
+	fieldsMeta
 )
 
 // Hashes names the chunk fields a record stores only when they differ from
@@ -387,10 +421,11 @@ func (d *decoder) decode(c *memory.Chunk, want fields) error {
 	g := &c.Governance
 	var has struct{ id, textHash, dedupeKey, duplicateKey bool }
 	all := want == fieldsAll || want == fieldsStored
+	meta := want == fieldsMeta
 	for len(d.b) > 0 && d.err == nil {
 		switch t := d.uv(); t {
 		case tagID:
-			if want == fieldsText {
+			if want == fieldsText || meta {
 				d.skip()
 				continue
 			}
@@ -401,6 +436,10 @@ func (d *decoder) decode(c *memory.Chunk, want fields) error {
 		case tagText:
 			if want == fieldsID {
 				d.skip()
+				continue
+			}
+			if meta {
+				d.textIs = d.textBytes(d.textOf)
 				continue
 			}
 			c.Text = d.str()
@@ -420,7 +459,7 @@ func (d *decoder) decode(c *memory.Chunk, want fields) error {
 		case tagProject:
 			c.Project = d.dictStr()
 		case tagTags:
-			if !all {
+			if !all && !meta {
 				d.skipList()
 				continue
 			}
@@ -436,6 +475,10 @@ func (d *decoder) decode(c *memory.Chunk, want fields) error {
 		case tagSourceType:
 			c.SourceType = d.dictStr()
 		case tagSourceID:
+			if meta {
+				d.skip()
+				continue
+			}
 			c.SourceID = d.str()
 		case tagSourcePath:
 			c.SourcePath = d.dictStr()
@@ -459,14 +502,26 @@ func (d *decoder) decode(c *memory.Chunk, want fields) error {
 				c.ID = memory.ChunkID(c.SourceName, c.SourceID, c.Part, c.Parts)
 				return d.err
 			}
-		case tagTextHash:
-			c.TextHash, has.textHash = d.hash(), true
-		case tagDedupeKey:
-			c.DedupeKey, has.dedupeKey = d.hash(), true
-		case tagTextHashStr:
-			c.TextHash, has.textHash = d.str(), true
-		case tagDedupeKeyStr:
-			c.DedupeKey, has.dedupeKey = d.str(), true
+		case tagTextHash, tagDedupeKey:
+			if meta {
+				d.skipHash()
+				continue
+			}
+			if t == tagTextHash {
+				c.TextHash, has.textHash = d.hash(), true
+			} else {
+				c.DedupeKey, has.dedupeKey = d.hash(), true
+			}
+		case tagTextHashStr, tagDedupeKeyStr:
+			if meta {
+				d.skip()
+				continue
+			}
+			if t == tagTextHashStr {
+				c.TextHash, has.textHash = d.str(), true
+			} else {
+				c.DedupeKey, has.dedupeKey = d.str(), true
+			}
 		case tagConversation:
 			c.Conversation = d.dictStr()
 		case tagSubject:
@@ -488,6 +543,10 @@ func (d *decoder) decode(c *memory.Chunk, want fields) error {
 		case tagGovWeight:
 			g.RetrievalWeight = d.f64()
 		case tagGovDuplicateKey:
+			if meta {
+				d.skip()
+				continue
+			}
 			g.DuplicateGroupKey, has.duplicateKey = d.str(), true
 		case tagGovCanonicalCandidate:
 			g.CanonicalCandidate = d.int() != 0
@@ -508,6 +567,12 @@ func (d *decoder) decode(c *memory.Chunk, want fields) error {
 		return d.err
 	}
 	if want == fieldsText {
+		return nil
+	}
+	if meta {
+		if c.Tags == nil {
+			c.Tags = []string{} // as the whole chunk has them
+		}
 		return nil
 	}
 	if !has.id {

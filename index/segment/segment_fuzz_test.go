@@ -130,6 +130,9 @@ func readAll(t *testing.T, r *Reader) {
 		if _, _, err := r.ChunkStored(doc); err != nil && !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("chunk %d stored: %v", doc, err)
 		}
+		if _, _, err := r.ChunkMeta(doc, func([]byte) bool { return true }); err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("chunk %d metadata: %v", doc, err)
+		}
 		_, _ = r.ChunkText(doc), r.ID(doc)
 		if rank := r.IDRank(doc); rank < 1 || int(rank) > n || r.ByIDRank(rank) != doc {
 			t.Fatalf("document %d has id rank %d of %d", doc, rank, n)

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nova-recall/nova/api"
@@ -326,4 +328,93 @@ func TestChunkStoredDefersHashes(t *testing.T) {
 			t.Fatalf("chunk %d derived:\n got %+v\nwant %+v", i, *got, chunks[i])
 		}
 	}
+}
+
+// TestChunkMetaLeavesTextInPlace: ChunkMeta gives the stored chunk but
+// for the fields it leaves out, which Complete fills in, and shows the
+// text to its function, byte for byte.
+func TestChunkMetaLeavesTextInPlace(t *testing.T) {
+	chunks := sampleChunks(60)
+	chunks[5].Text = ""
+	chunks[6].Text = "does it end with a question? "
+	seg, files := writeSegment(t, t.TempDir(), chunks, nil)
+	r, err := Open(t.Context(), seg, files, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range chunks {
+		var seen string
+		asked := 0
+		got, textIs, err := r.ChunkMeta(i, func(b []byte) bool {
+			asked++
+			seen = string(b)
+			return len(b)%2 == 1
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := r.Chunk(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The build leaves an empty text out of the record: nothing to ask.
+		wantAsked := min(1, len(chunks[i].Text))
+		if asked != wantAsked || seen != chunks[i].Text || textIs != (len(chunks[i].Text)%2 == 1) {
+			t.Fatalf("chunk %d: text asked %d times of %q (%v), want %d of %q", i, asked, seen, textIs, wantAsked, chunks[i].Text)
+		}
+		want.Text, want.ID, want.SourceID, want.HeadingPath, want.TextHash, want.DedupeKey = "", "", "", nil, "", ""
+		want.Governance.DuplicateGroupKey, want.Governance.Warnings = "", nil
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("chunk %d metadata:\n got %+v\nwant %+v", i, *got, *want)
+		}
+		// Completed, it is the stored chunk.
+		var into memory.Chunk
+		intoMissing, err := r.ChunkStoredInto(i, &into)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, storedMissing, err := r.ChunkStored(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Complete(got, &into)
+		if intoMissing != storedMissing || !reflect.DeepEqual(&into, stored) || !reflect.DeepEqual(got, stored) {
+			t.Fatalf("chunk %d completed:\n got %+v\nwant %+v", i, *got, *stored)
+		}
+		if _, textIs, err := r.ChunkMeta(i, nil); err != nil || textIs {
+			t.Fatalf("chunk %d without a text function: %v, %v", i, textIs, err)
+		}
+	}
+}
+
+// BenchmarkChunkDecode compares decoding a record whole (what scoring a
+// candidate did) with decoding it without copying its text out.
+func BenchmarkChunkDecode(b *testing.B) {
+	chunks := sampleChunks(256)
+	long := strings.Repeat("a sentence of a dialogue turn, as long as most are. ", 12)
+	for i := range chunks {
+		chunks[i].Text = long + chunks[i].Text
+	}
+	seg, files := writeSegment(b, b.TempDir(), chunks, nil)
+	r, err := Open(b.Context(), seg, files, 0, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("stored", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			if _, _, err := r.ChunkStored(i % len(chunks)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("meta", func(b *testing.B) {
+		b.ReportAllocs()
+		asks := func(t []byte) bool { return bytes.HasSuffix(bytes.TrimSpace(t), []byte("?")) }
+		for i := 0; b.Loop(); i++ {
+			if _, _, err := r.ChunkMeta(i%len(chunks), asks); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
