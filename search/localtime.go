@@ -137,9 +137,8 @@ func shiftDay(d string, n int) string {
 // snapshot, not once per query).
 type dayFilter struct {
 	stored api.Filters // the request's filters, dates widened
-	// accept is the generation's filter of stored (the search's hard
-	// filter but for the local days), storedRefused how many it refuses.
-	accept        func(int) bool
+	// storedRefused is how many live documents the generation's filter
+	// of stored (the search's hard filter but for the local days) refuses.
 	storedRefused int
 	reject        []uint64 // a bit a document
 	// kept is accept without reject, a bit a document: the dense scan
@@ -177,9 +176,11 @@ func (e *Engine) newDayFilter(snap *Snapshot, f api.Filters) *dayFilter {
 		wide.DateTo = shiftDay(to, dayMargin)
 		end = e.midnight(to, 1)
 	}
-	accept, storedRefused := g.FilterCount(wide, nil)
+	// The widened filter names a day, so it filters: its bits are never
+	// nil.
+	accepted, storedRefused := g.FilterBits(wide, nil)
 	words := (g.Len() + 63) / 64
-	df := &dayFilter{stored: wide, accept: accept, storedRefused: storedRefused, reject: make([]uint64, words), kept: make([]uint64, words)}
+	df := &dayFilter{stored: wide, storedRefused: storedRefused, reject: make([]uint64, words), kept: make([]uint64, words)}
 	// Stored days this far inside the bounds match whatever their zone.
 	innerFrom, innerTo := "", ""
 	if from != "" {
@@ -190,32 +191,32 @@ func (e *Engine) newDayFilter(snap *Snapshot, f api.Filters) *dayFilter {
 	}
 	inside := func(d string) bool { return (from == "" || d > innerFrom) && (to == "" || d < innerTo) }
 	// Spans of whole words, so no two goroutines write one word, from
-	// the generation size at which a pass spreads too: every document is
-	// asked of the filter, which took a tenth of a filtered query's time
-	// on one core.
+	// the generation size at which a pass spreads too. Only the documents
+	// the widened filter keeps are visited, by their set bits: asking it
+	// of every document took most of this loop's time.
 	var refused atomic.Int64
-	parallel.Spans(words, max(1, e.cfg.ConcurrentPassMin/64), func(wlo, whi int) {
+	parallel.Spans(min(words, len(accepted)), max(1, e.cfg.ConcurrentPassMin/64), func(wlo, whi int) {
 		n := 0
-		for doc := wlo * 64; doc < min(whi*64, g.Len()); doc++ {
-			if !accept(doc) {
-				continue
-			}
-			d := g.Facet(segment.FacetDate, doc)
-			if inside(d) {
-				df.kept[doc/64] |= 1 << (doc % 64)
-				continue
-			}
-			var keep bool
-			if t, ok := snap.instant(doc); ok {
-				keep = t >= start && t < end
-			} else { // a bare day is the memory's day in any zone
-				keep = d != "" && (from == "" || d >= from) && (to == "" || d <= to)
-			}
-			if !keep {
-				df.reject[doc/64] |= 1 << (doc % 64)
-				n++
-			} else {
-				df.kept[doc/64] |= 1 << (doc % 64)
+		for w := wlo; w < whi; w++ {
+			for set := accepted[w]; set != 0; set &= set - 1 {
+				doc := w*64 + bits.TrailingZeros64(set)
+				d := g.Facet(segment.FacetDate, doc)
+				if inside(d) {
+					df.kept[w] |= 1 << (doc % 64)
+					continue
+				}
+				var keep bool
+				if t, ok := snap.instant(doc); ok {
+					keep = t >= start && t < end
+				} else { // a bare day is the memory's day in any zone
+					keep = d != "" && (from == "" || d >= from) && (to == "" || d <= to)
+				}
+				if !keep {
+					df.reject[w] |= 1 << (doc % 64)
+					n++
+				} else {
+					df.kept[w] |= 1 << (doc % 64)
+				}
 			}
 		}
 		refused.Add(int64(n))
@@ -294,7 +295,7 @@ func (q *query) storedFilter(sourceSets []string) (func(int) bool, int) {
 	if q.days == nil {
 		return g.FilterCount(q.filters, sourceSets)
 	}
-	accept, refused := q.days.accept, q.days.storedRefused
+	refused := q.days.storedRefused
 	if sourceSets == nil {
 		kept, n := q.days.kept, len(q.days.kept)*64
 		return func(doc int) bool {
@@ -302,7 +303,7 @@ func (q *query) storedFilter(sourceSets []string) (func(int) bool, int) {
 		}, refused + q.days.refused
 	}
 	// A pass narrows the source sets.
-	accept, refused = g.FilterCount(q.days.stored, sourceSets)
+	accept, refused := g.FilterCount(q.days.stored, sourceSets)
 	reject := q.days.reject
 	return func(doc int) bool {
 		return accept(doc) && reject[doc/64]&(1<<(doc%64)) == 0

@@ -203,6 +203,20 @@ func (g *Generation) Filter(f api.Filters, sourceSets []string) func(int) bool {
 // document: a search asks it of most documents, some of them several
 // times (the prefilter, the postings, each pass).
 func (g *Generation) FilterCount(f api.Filters, sourceSets []string) (func(int) bool, int) {
+	accepted, refused := g.FilterBits(f, sourceSets)
+	if accepted == nil {
+		return nil, 0
+	}
+	return func(doc int) bool {
+		return doc >= 0 && doc < g.n && accepted[doc/64]&(1<<(doc%64)) != 0
+	}, refused
+}
+
+// FilterBits is FilterCount's filter as the bits it keeps, a bit a
+// document (nil when nothing is filtered), which the caller must not
+// modify: one that visits the documents a filter keeps reads the set bits
+// instead of asking every document.
+func (g *Generation) FilterBits(f api.Filters, sourceSets []string) ([]uint64, int) {
 	sets := f.SourceSets
 	if sourceSets != nil {
 		sets = sourceSets
@@ -239,9 +253,7 @@ func (g *Generation) FilterCount(f api.Filters, sourceSets []string) (func(int) 
 		}
 		refused.Add(int64(n))
 	})
-	return func(doc int) bool {
-		return doc >= 0 && doc < g.n && accepted[doc/64]&(1<<(doc%64)) != 0
-	}, int(refused.Load())
+	return accepted, int(refused.Load())
 }
 
 // segmentFilter compiles the filter against one segment's dictionary.
