@@ -38,3 +38,24 @@ func TestSync_sectionTags(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_headingTags: a search filtered to a tag written in a heading
+// ("## Trip #travel", which Obsidian counts) finds the section that
+// heading opens, and not the note's others. The heading's tag was no
+// tag, so the filtered search found nothing.
+func TestSync_headingTags(t *testing.T) {
+	home := syncedNotes(t, map[string]string{
+		"plans.md": "## Trip #travel\n\nBook the train to Lisbon for the offsite.\n\n## Work #work/release\n\nShip the offsite agenda.\n",
+	})
+	for tag, want := range map[string][]string{
+		"travel":       {"plans.md#trip-travel"},
+		"work/release": {"plans.md#work-work-release"},
+		"work":         {"plans.md#work-work-release"},
+	} {
+		ids := searchFiltered(t, home, "offsite", api.Filters{Tags: []string{tag}})
+		slices.Sort(ids)
+		if !slices.Equal(ids, want) {
+			t.Errorf("tag %s: results %q, want %q", tag, ids, want)
+		}
+	}
+}

@@ -89,7 +89,7 @@ var (
 // under a page's title (notionProperties) or the dates yarle ends an
 // Evernote note with (yarleDates), applies to every section, as do the
 // tags of a line of tags alone the note opens with (topTags); a #tag in
-// a section's text tags that section alone. The date is its date,
+// a section's text or heading tags that section alone. The date is its date,
 // created, updated, modified or lastmod, the first that reads as one,
 // else the date the file name gives (see nameDate) or its folders and
 // name (folderDay), else the file's modification time; a section under a
@@ -174,6 +174,9 @@ func readMarkdown(fc *fileCtx) error {
 		// titled: its outermost heading is of level 1, a title that
 		// names its board in its path.
 		titled bool
+		// head is its heading as written, whose #tags are the section's
+		// (headingTags): "## Trip #travel", as Obsidian counts them.
+		head string
 	}
 	var sections []*section
 	cur := &section{line: fmLines + 1}
@@ -196,7 +199,7 @@ func readMarkdown(fc *fileCtx) error {
 		// A heading is kept apart from the note's text, which is let go
 		// once its sections are cut (a heading's text may be a piece of it).
 		levels, trail = append(levels, level), append(trail, strings.Clone(headingText(heading)))
-		cur = &section{path: append([]string(nil), trail...), line: line, titled: levels[0] == 1}
+		cur = &section{path: append([]string(nil), trail...), line: line, titled: levels[0] == 1, head: heading}
 		sections = append(sections, cur)
 	}
 	var code fences
@@ -259,7 +262,7 @@ func readMarkdown(fc *fileCtx) error {
 	}
 	// Front matter's tags, and those of the lines of tags alone the note
 	// opens with (topTags), tag every section; a #tag in a section's text
-	// tags that section alone: a search for #travel is not answered
+	// or its heading tags that section alone: a search for #travel is not answered
 	// with the note's sections about work. A tag is one whatever its
 	// case (seen: the note's, by foldKey, where comparing each with all
 	// those found before cost tags squared).
@@ -308,6 +311,10 @@ func readMarkdown(fc *fileCtx) error {
 		}
 		s.lines = nil
 		texts[i], inline = cleanNote(joined)
+		if s.head != "" {
+			inline = append(headingTags(s.head), inline...)
+			s.head = ""
+		}
 		for _, t := range inline {
 			k := foldKey(t)
 			if seen[k] {
@@ -1514,6 +1521,23 @@ func inlineTags(p string) []string {
 		out[i] = f.tag
 	}
 	return out
+}
+
+// headingTags are the #tags of a heading (as written, its markup in
+// it) outside its code spans: Obsidian counts a heading's tags as it
+// counts those of text.
+func headingTags(h string) []string {
+	var tags []string
+	for at := 0; at < len(h); {
+		j := strings.IndexByte(h[at:], '`')
+		if j < 0 {
+			tags = append(tags, inlineTags(h[at:])...)
+			break
+		}
+		tags = append(tags, inlineTags(h[at:at+j])...)
+		at = afterCodeSpan(h, at+j)
+	}
+	return tags
 }
 
 // uniqueTags returns tags once each whatever their case, as first
