@@ -59,3 +59,23 @@ func TestSync_headingTags(t *testing.T) {
 		}
 	}
 }
+
+// TestSync_tagsObsidianHides: a "#" in an HTML comment or in math is no
+// tag (Obsidian reads none there), so a search filtered to it finds
+// nothing, while one filtered to the section's tag finds it. Both were
+// tags of the section.
+func TestSync_tagsObsidianHides(t *testing.T) {
+	home := syncedNotes(t, map[string]string{
+		"plans.md": "## Trip\n\nBook the train to Lisbon for the offsite. #travel <!-- #todo -->\n\n$$\n#inmath\n$$\n",
+	})
+	for tag, want := range map[string][]string{
+		"travel": {"plans.md#trip"},
+		"todo":   nil,
+		"inmath": nil,
+	} {
+		ids := searchFiltered(t, home, "offsite", api.Filters{Tags: []string{tag}})
+		if !slices.Equal(ids, want) {
+			t.Errorf("tag %s: results %q, want %q", tag, ids, want)
+		}
+	}
+}

@@ -1353,10 +1353,11 @@ func afterCodeSpan(line string, at int) int {
 // links and a Notion export's links to its own files (notionLinks) into
 // their text, outside code: "[[" in code is code (a
 // shell's [[ -f x ]], a Lua string). It returns the #tags of the text
-// outside code too.
+// outside code too, and outside math and HTML comments (hiddenSpans).
 func cleanNote(s string) (string, []string) {
 	var code fences
 	indented := indentedCode{blank: true}
+	var hide hiddenSpans
 	var tags []string
 	lines := strings.Split(s, "\n")
 	kept := lines[:0]
@@ -1383,10 +1384,17 @@ func cleanNote(s string) (string, []string) {
 			line = blockRef.ReplaceAllString(line, "")
 		}
 		line = calloutText(line)
+		// tagText is line with its math and comments blanked, where its
+		// tags are read: the text keeps them.
+		tagText := line
+		if !inCode {
+			tagText, _ = hide.text(line)
+		}
 		var b strings.Builder
-		prose := func(p string) {
+		prose := func(from, to int) {
+			p := line[from:to]
 			if !inCode {
-				tags = append(tags, inlineTags(p)...)
+				tags = append(tags, inlineTags(tagText[from:to])...)
 			}
 			if strings.Contains(p, "{{embed") {
 				p = logseqEmbed.ReplaceAllString(p, "$1")
@@ -1396,11 +1404,11 @@ func cleanNote(s string) (string, []string) {
 		for at := 0; at < len(line); {
 			j := strings.IndexByte(line[at:], '`')
 			if j < 0 {
-				prose(line[at:])
+				prose(at, len(line))
 				break
 			}
 			end := afterCodeSpan(line, at+j)
-			prose(line[at : at+j])
+			prose(at, at+j)
 			b.WriteString(line[at+j : end])
 			at = end
 		}
@@ -1524,9 +1532,11 @@ func inlineTags(p string) []string {
 }
 
 // headingTags are the #tags of a heading (as written, its markup in
-// it) outside its code spans: Obsidian counts a heading's tags as it
-// counts those of text.
+// it) outside its code spans, math and comments: Obsidian counts a
+// heading's tags as it counts those of text.
 func headingTags(h string) []string {
+	var hide hiddenSpans
+	h, _ = hide.text(h)
 	var tags []string
 	for at := 0; at < len(h); {
 		j := strings.IndexByte(h[at:], '`')
@@ -1538,6 +1548,130 @@ func headingTags(h string) []string {
 		at = afterCodeSpan(h, at+j)
 	}
 	return tags
+}
+
+// hiddenSpans follows a section's lines (outside code blocks) for the
+// spans that are text but hold no #tag, as Obsidian reads none there:
+// math, $...$ in a line and $$...$$ in a line or across lines, and HTML
+// comments, <!-- ... --> in a line or across lines. (Its %% comments are
+// cut before, see withoutComments.) The zero value is outside both.
+type hiddenSpans struct {
+	math    bool // a $$ block is open
+	comment bool // an HTML comment is open
+}
+
+// text returns line with the spans it hides blanked, byte for byte (the
+// offsets of what is left hold), and notes the blocks it opens or
+// closes. shown reports whether the line has anything but blanks outside
+// comments (math is shown). A "$" or "<!--" in a code span opens
+// nothing, nor does an escaped "\$".
+func (h *hiddenSpans) text(line string) (_ string, shown bool) {
+	if !h.math && !h.comment && strings.IndexByte(line, '$') < 0 && !strings.Contains(line, "<!--") {
+		// The common line, left without a scan.
+		return line, strings.TrimSpace(line) != ""
+	}
+	b := []byte(line)
+	blank := func(from, to int) {
+		for k := from; k < to; k++ {
+			if b[k] != ' ' && b[k] != '\t' && !h.comment {
+				shown = true
+			}
+			b[k] = ' '
+		}
+	}
+	for at := 0; at < len(line); {
+		switch {
+		case h.comment:
+			j := strings.Index(line[at:], "-->")
+			if j < 0 {
+				blank(at, len(line))
+				return string(b), shown
+			}
+			blank(at, at+j+3)
+			at += j + 3
+			h.comment = false
+		case h.math:
+			j := unescaped(line, at, "$$")
+			if j < 0 {
+				blank(at, len(line))
+				return string(b), shown
+			}
+			blank(at, j+2)
+			at = j + 2
+			h.math = false
+		case line[at] == '`':
+			end := afterCodeSpan(line, at)
+			shown = true
+			at = end
+		case line[at] == '\\':
+			shown = true
+			at += 2
+		case strings.HasPrefix(line[at:], "<!--"):
+			h.comment = true
+			blank(at, at+4)
+			at += 4
+		case strings.HasPrefix(line[at:], "$$"):
+			// Closed in the line, or a block the line opens with: a
+			// "$$" after text that nothing closes is text ("$$$").
+			if j := unescaped(line, at+2, "$$"); j >= 0 {
+				blank(at, j+2)
+				at = j + 2
+			} else if strings.TrimSpace(line[:at]) == "" {
+				h.math = true
+				blank(at, len(line))
+				return string(b), shown
+			} else {
+				shown = true
+				at += 2
+			}
+		case line[at] == '$':
+			if end := inlineMathEnd(line, at); end > 0 {
+				blank(at, end)
+				at = end
+			} else {
+				shown = true
+				at++
+			}
+		default:
+			if line[at] != ' ' && line[at] != '\t' {
+				shown = true
+			}
+			at++
+		}
+	}
+	return string(b), shown
+}
+
+// unescaped returns where in line, from at on, the first s not escaped
+// by a backslash is, or -1.
+func unescaped(line string, at int, s string) int {
+	for at < len(line) {
+		if line[at] == '\\' {
+			at += 2
+			continue
+		}
+		if strings.HasPrefix(line[at:], s) {
+			return at
+		}
+		at++
+	}
+	return -1
+}
+
+// inlineMathEnd returns where the math that line[at] ("$") opens ends,
+// after its closing "$", or 0 when it opens none. As in Pandoc (and
+// Obsidian, which reads "$S_n $" as no math), the "$" that opens is
+// followed by a non-blank, the next "$" closes, and only if a non-blank
+// comes before it and no digit after: "$5 and $6" is two prices.
+func inlineMathEnd(line string, at int) int {
+	if at+1 >= len(line) || line[at+1] == ' ' || line[at+1] == '\t' {
+		return 0
+	}
+	j := unescaped(line, at+1, "$")
+	if j < 0 || line[j-1] == ' ' || line[j-1] == '\t' || j+1 < len(line) && line[j+1] >= '0' && line[j+1] <= '9' {
+		return 0
+	}
+	return j + 1
 }
 
 // uniqueTags returns tags once each whatever their case, as first
@@ -1669,16 +1803,19 @@ func findTags(p string) []foundTag {
 // note's text before its first heading), blank lines aside: "#travel
 // #area/home", as a note is tagged whole in Bear or Obsidian. They stop
 // at the first line with anything else, text or a fence, whose tags are
-// its section's.
+// its section's. An HTML comment is no text here, and holds no tag
+// (hiddenSpans), nor does math.
 func topTags(lines []string) []string {
 	var out []string
-	for _, line := range lines {
-		if strings.TrimSpace(line) == "" {
+	var hide hiddenSpans
+	for _, written := range lines {
+		line, shown := hide.text(written)
+		if !shown {
 			continue
 		}
 		// A line indented four columns is code here (indentedCode).
 		tags := findTags(line)
-		if tags == nil || indentOf(line) >= 4 {
+		if tags == nil || indentOf(written) >= 4 {
 			break
 		}
 		// Between the tags only punctuation and blanks: "#a, #b", "- #a".

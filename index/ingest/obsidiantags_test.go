@@ -64,3 +64,60 @@ func TestRead_headingTags(t *testing.T) {
 		}},
 	})
 }
+
+// TestRead_tagsObsidianHides: a "#" in math ($...$ in a line, $$...$$ in
+// a line or across lines) or in an HTML comment (<!-- ... -->, in a line
+// or across lines) is no tag, as Obsidian reads none there; nor in its
+// %% comment. They tagged their section, or at the top of a note the
+// whole note. The text stays: only the tag goes. A "$" that opens no
+// math (a price: "$5 ... $6") hides nothing.
+func TestRead_tagsObsidianHides(t *testing.T) {
+	checkSectionTags(t, []sectionTagCase{
+		{"math block", "## Trip\nGo. #travel\n$$\n#inmath\n\\#x\n$$\nAfter. #after\n", map[string][]string{
+			"n.md#trip": {"travel", "after"},
+		}},
+		{"math block in a line", "## Trip\nGo $$ #dm $$ and $x #inline y$ too. #travel\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+		{"math in a heading", "## Trip $a #ra b$ #travel\nGo.\n", map[string][]string{
+			"n.md#trip-a-ra-b-travel": {"travel"},
+		}},
+		{"prices are no math", "## Trip\nIt costs $5 and #travel and $6, not 2$ #cheap.\n", map[string][]string{
+			"n.md#trip": {"travel", "cheap"},
+		}},
+		{"escaped dollar", "## Trip\nIt costs \\$5 and #travel and \\$6.\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+		{"dollar in code", "## Trip\nRun `echo $` #travel `$`.\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+		{"HTML comment in a line", "## Trip\nGo <!-- #todo --> on. #travel\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+		{"HTML comment across lines", "## Trip\nGo. <!-- later:\n#todo\n--> #travel\n## Work\nShip.\n", map[string][]string{
+			"n.md#trip": {"travel"},
+			"n.md#work": nil,
+		}},
+		{"HTML comment block", "## Trip\nGo.\n<!--\n#todo\n## Hidden #x\n-->\n#travel\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+		{"HTML comment in a heading", "## Trip <!-- #todo -->\nGo.\n", map[string][]string{
+			"n.md#trip-todo": nil,
+		}},
+		{"Obsidian comment", "## Trip\nGo %% #hidden %% on. #travel\n%%\n#hidden2\n%%\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+		{"comment at the top is no note tag", "<!-- #todo -->\n#pinned\n## Trip\nGo.\n", map[string][]string{
+			"n.md#top":  {"pinned"},
+			"n.md#trip": {"pinned"},
+		}},
+		{"comment before a tag line", "<!-- pinned by hand --> #pinned\n## Trip\nGo.\n", map[string][]string{
+			"n.md#top":  {"pinned"},
+			"n.md#trip": {"pinned"},
+		}},
+		{"math at the top is no note tag", "$#x$ $$ #y $$\n## Trip\nGo.\n", map[string][]string{
+			"n.md#top":  nil,
+			"n.md#trip": nil,
+		}},
+	})
+}
