@@ -50,6 +50,9 @@ type frontMatter struct {
 	// alias, its older spelling): see noteName.
 	Aliases any `yaml:"aliases" toml:"aliases"`
 	Alias   any `yaml:"alias" toml:"alias"`
+	// Tag is the tags property's older singular spelling, which
+	// Obsidian still reads beside it.
+	Tag any `yaml:"tag" toml:"tag"`
 	// Kanban is set on a board of Obsidian's Kanban plugin, which writes
 	// markers of its own in the lanes (kanbanMarkers).
 	Kanban any `yaml:"kanban-plugin" toml:"kanban-plugin"`
@@ -156,7 +159,7 @@ func readMarkdown(fc *fileCtx) error {
 	if date == "" {
 		date = fi.ModTime().In(fc.loc).Format("2006-01-02") // the reader's zone, not time.Local
 	}
-	tags := frontMatterTags(fm.Tags)
+	tags := uniqueTags(append(frontMatterTags(fm.Tags), frontMatterTags(fm.Tag)...))
 	docTitle := strings.TrimSpace(title)
 	if docTitle == "" {
 		docTitle = pageName(noteStem(path))

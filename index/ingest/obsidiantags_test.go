@@ -121,3 +121,27 @@ func TestRead_tagsObsidianHides(t *testing.T) {
 		}},
 	})
 }
+
+// TestRead_frontMatterTagForms: the forms of front matter tags Obsidian
+// reads each tag every section: a list in brackets or in lines, one
+// string of tags parted by commas or blanks, with or without their "#",
+// and tag, the key's older singular spelling (any case), which was not
+// read at all.
+func TestRead_frontMatterTagForms(t *testing.T) {
+	var tests []sectionTagCase
+	for name, fm := range map[string]string{
+		"list":          "---\ntags: [a, b/c]\n---",
+		"list in lines": "---\ntags:\n  - a\n  - b/c\n---",
+		"commas":        "---\ntags: a, b/c\n---",
+		"hashes":        "---\ntags: \"#a #b/c\"\n---",
+		"tag":           "---\ntag: a, b/c\n---",
+		"tag list":      "---\ntag: [a, b/c]\n---",
+		"Tag in lines":  "---\nTag:\n  - a\n  - '#b/c'\n---",
+		"tags and tag":  "---\ntags: [a]\ntag: b/c\n---",
+		"same in both":  "---\ntags: [a, b/c]\ntag: A\n---",
+		"TOML tag":      "+++\ntag = \"a b/c\"\n+++",
+	} {
+		tests = append(tests, sectionTagCase{name, fm + "\n## Trip\nGo.\n", map[string][]string{"n.md#trip": {"a", "b/c"}}})
+	}
+	checkSectionTags(t, tests)
+}
