@@ -1465,11 +1465,11 @@ func calloutText(line string) string {
 }
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
-// blank (the ideographic space too) or at the start of a line, of
+// blank (the no-break and ideographic spaces too) or at the start of a line, of
 // letters with their combining marks (an accent written decomposed, a
 // Hindi or Thai vowel sign), digits, "_", "-" and "/"; or Logseq's tag
 // of several words, #[[machine learning]].
-var inlineTag = regexp.MustCompile(`(?:^|[\s\x{3000}])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
+var inlineTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
 
 // inlineTagAfter is inlineTag from its "#" on, anchored there: see
 // inlineTagIndex.
@@ -1490,9 +1490,10 @@ func inlineTagIndex(text string) [][]int {
 		at = i + 1
 		start := i
 		if i > 0 {
-			// inlineTag's blank: \s (ASCII) or the ideographic space.
+			// inlineTag's blank: \s (ASCII), the no-break or the
+			// ideographic space.
 			r, size := utf8.DecodeLastRuneInString(text[:i])
-			if r != ' ' && r != '\t' && r != '\n' && r != '\f' && r != '\r' && r != '\u3000' {
+			if r != ' ' && r != '\t' && r != '\n' && r != '\f' && r != '\r' && r != '\u00a0' && r != '\u3000' {
 				continue
 			}
 			start = i - size
@@ -1515,7 +1516,7 @@ func inlineTagIndex(text string) [][]int {
 
 // bearTag is Bear's tag of several words, closed by a "#" right after
 // its last word: "#multi word tag#".
-var bearTag = regexp.MustCompile(`(?:^|[\s\x{3000}])#([\p{L}\p{N}_/-][^#\n]*[^\s#])#`)
+var bearTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}])#([\p{L}\p{N}_/-][^#\n]*[^\s\x{A0}\x{3000}#])#`)
 
 // inlineTags are the #tags in prose (a line's text outside code): Bear's
 // of several words (bearTag), then the others (inlineTag). Bear's is one

@@ -145,3 +145,19 @@ func TestRead_frontMatterTagForms(t *testing.T) {
 	}
 	checkSectionTags(t, tests)
 }
+
+// TestRead_tagAfterNoBreakSpace: a #tag after a no-break space (U+00A0,
+// as text pasted from a web page or a word processor has it) is a tag,
+// as Obsidian reads it, as it reads one after any other blank; it was
+// none. Its rules stand: "C#" and "x.#y" are still none.
+func TestRead_tagAfterNoBreakSpace(t *testing.T) {
+	checkSectionTags(t, []sectionTagCase{
+		{"text", "## Trip\nBook it\u00a0#travel and\u00a0#trip to lisbon# C#\u00a0x.#no\n", map[string][]string{
+			"n.md#trip": {"travel", "trip to lisbon"},
+		}},
+		{"tag line", "#pinned\u00a0#area/home\n## Trip\nGo.\n", map[string][]string{
+			"n.md#top":  {"pinned", "area/home"},
+			"n.md#trip": {"pinned", "area/home"},
+		}},
+	})
+}
