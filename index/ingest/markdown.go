@@ -1566,7 +1566,9 @@ type hiddenSpans struct {
 
 // text returns line with the spans it hides blanked, byte for byte (the
 // offsets of what is left hold), and notes the blocks it opens or
-// closes. shown reports whether the line has anything but blanks outside
+// closes. A blanked byte is NUL, which is no blank a tag may follow: a
+// "#" right after math or a comment ("$x$#y") is no tag, as it was none
+// when the "$" was before it. shown reports whether the line has anything but blanks outside
 // comments (math is shown). A "$" or "<!--" in a code span opens
 // nothing, nor does an escaped "\$".
 func (h *hiddenSpans) text(line string) (_ string, shown bool) {
@@ -1580,7 +1582,7 @@ func (h *hiddenSpans) text(line string) (_ string, shown bool) {
 			if b[k] != ' ' && b[k] != '\t' && !h.comment {
 				shown = true
 			}
-			b[k] = ' '
+			b[k] = 0
 		}
 	}
 	for at := 0; at < len(line); {

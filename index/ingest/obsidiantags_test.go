@@ -91,6 +91,9 @@ func TestRead_tagsObsidianHides(t *testing.T) {
 		{"dollar in code", "## Trip\nRun `echo $` #travel `$`.\n", map[string][]string{
 			"n.md#trip": {"travel"},
 		}},
+		{"right after math or a comment", "## Trip\nGo $x$#no and <!-- c -->#no2 then $y$ #travel\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
 		{"HTML comment in a line", "## Trip\nGo <!-- #todo --> on. #travel\n", map[string][]string{
 			"n.md#trip": {"travel"},
 		}},
