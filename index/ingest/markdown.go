@@ -211,11 +211,22 @@ func readMarkdown(fc *fileCtx) error {
 	// conversion, each section's lines once it is cleaned below, and the
 	// text once every section is.
 	lines, hidden := withoutComments(strings.Split(string(body), "\n"))
+	// A $$ block (math) opens only before the last line with a "$$" in
+	// it, which may close it (see hiddenSpans).
+	inMath, lastDollars := false, lastDollarsLine(lines)
 	for i, line := range lines {
 		if hidden[i] {
 			continue
 		}
 		trimmed := strings.TrimSpace(line)
+		if inMath || !code.in() && !inHTMLComment && strings.HasPrefix(trimmed, "$$") && unescaped(trimmed, 2, "$$") < 0 && lastDollars > i {
+			// A line of math is no heading ("# x" is TeX): the block
+			// stays in its section, whose text and tags go on after it.
+			inMath = !inMath || unescaped(line, 0, "$$") < 0
+			cur.lines = append(cur.lines, line)
+			cur.para = len(cur.lines)
+			continue
+		}
 		if inHTMLComment {
 			// An HTML comment is one block up to its "-->", as in
 			// CommonMark: a heading in it (a section commented out) is
@@ -1360,11 +1371,11 @@ func afterCodeSpan(line string, at int) int {
 func cleanNote(s string) (string, []string) {
 	var code fences
 	indented := indentedCode{blank: true}
-	var hide hiddenSpans
 	var tags []string
 	lines := strings.Split(s, "\n")
+	hide := newHiddenSpans(lines)
 	kept := lines[:0]
-	for _, line := range lines {
+	for i, line := range lines {
 		if code.line(strings.TrimSpace(line)) {
 			indented = indentedCode{}
 			kept = append(kept, line)
@@ -1391,7 +1402,7 @@ func cleanNote(s string) (string, []string) {
 		// tags are read: the text keeps them.
 		tagText := line
 		if !inCode {
-			tagText, _ = hide.text(line)
+			tagText, _ = hide.text(i, line)
 		}
 		var b strings.Builder
 		prose := func(from, to int) {
@@ -1540,7 +1551,7 @@ func inlineTags(p string) []string {
 // heading's tags as it counts those of text.
 func headingTags(h string) []string {
 	var hide hiddenSpans
-	h, _ = hide.text(h)
+	h, _ = hide.text(0, h)
 	var tags []string
 	for at := 0; at < len(h); {
 		j := strings.IndexByte(h[at:], '`')
@@ -1558,20 +1569,44 @@ func headingTags(h string) []string {
 // spans that are text but hold no #tag, as Obsidian reads none there:
 // math, $...$ in a line and $$...$$ in a line or across lines, and HTML
 // comments, <!-- ... --> in a line or across lines. (Its %% comments are
-// cut before, see withoutComments.) The zero value is outside both.
+// cut before, see withoutComments.) A $$ block opens only where a later
+// line holds a "$$" that may close it: "$$$ money" hides nothing after
+// it. The zero value is outside both, and opens no $$ block (see
+// newHiddenSpans).
 type hiddenSpans struct {
 	math    bool // a $$ block is open
 	comment bool // an HTML comment is open
+	// lastDollars is the index of the last line that holds "$$": a
+	// block opens only before it.
+	lastDollars int
 }
 
-// text returns line with the spans it hides blanked, byte for byte (the
-// offsets of what is left hold), and notes the blocks it opens or
-// closes. A blanked byte is NUL, which is no blank a tag may follow: a
-// "#" right after math or a comment ("$x$#y") is no tag, as it was none
-// when the "$" was before it. shown reports whether the line has anything but blanks outside
-// comments (math is shown). A "$" or "<!--" in a code span opens
-// nothing, nor does an escaped "\$".
-func (h *hiddenSpans) text(line string) (_ string, shown bool) {
+// newHiddenSpans follows lines, which it looks ahead in for the "$$"
+// that closes a block.
+func newHiddenSpans(lines []string) hiddenSpans {
+	return hiddenSpans{lastDollars: lastDollarsLine(lines)}
+}
+
+// lastDollarsLine is the index of the last of lines that holds "$$", or
+// -1.
+func lastDollarsLine(lines []string) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "$$") {
+			return i
+		}
+	}
+	return -1
+}
+
+// text returns line, the nth of those followed, with the spans it hides
+// blanked, byte for byte (the offsets of what is left hold), and notes
+// the blocks it opens or closes. A blanked byte is NUL, which is no
+// blank a tag may follow: a "#" right after math or a comment ("$x$#y")
+// is no tag, as it was none when the "$" was before it. shown reports
+// whether the line has anything but blanks outside comments (math is
+// shown). A "$" or "<!--" in a code span opens nothing, nor does an
+// escaped "\$".
+func (h *hiddenSpans) text(n int, line string) (_ string, shown bool) {
 	if !h.math && !h.comment && strings.IndexByte(line, '$') < 0 && !strings.Contains(line, "<!--") {
 		// The common line, left without a scan.
 		return line, strings.TrimSpace(line) != ""
@@ -1622,7 +1657,7 @@ func (h *hiddenSpans) text(line string) (_ string, shown bool) {
 			if j := unescaped(line, at+2, "$$"); j >= 0 {
 				blank(at, j+2)
 				at = j + 2
-			} else if strings.TrimSpace(line[:at]) == "" {
+			} else if strings.TrimSpace(line[:at]) == "" && h.lastDollars > n {
 				h.math = true
 				blank(at, len(line))
 				return string(b), shown
@@ -1813,9 +1848,9 @@ func findTags(p string) []foundTag {
 // (hiddenSpans), nor does math.
 func topTags(lines []string) []string {
 	var out []string
-	var hide hiddenSpans
-	for _, written := range lines {
-		line, shown := hide.text(written)
+	hide := newHiddenSpans(lines)
+	for i, written := range lines {
+		line, shown := hide.text(i, written)
 		if !shown {
 			continue
 		}

@@ -164,3 +164,20 @@ func TestRead_tagAfterNoBreakSpace(t *testing.T) {
 		}},
 	})
 }
+
+// TestRead_mathBlockLines: a line of a $$ block is math, never a heading
+// ("# x" is TeX), so the block stays in its section, whose tags after it
+// count; a "$$" that nothing closes opens no block and hides nothing
+// ("$$$ money"). The block's "# x" opened a section, whose "$$" then
+// hid the tags after it.
+func TestRead_mathBlockLines(t *testing.T) {
+	checkSectionTags(t, []sectionTagCase{
+		{"heading-like line", "## Trip\n$$\n# x #inmath\n$$\nGo #travel\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+		{"unclosed", "## Trip\n$$$ money #travel\nmore #b\n## Work\nShip #work\n", map[string][]string{
+			"n.md#trip": {"travel", "b"},
+			"n.md#work": {"work"},
+		}},
+	})
+}
