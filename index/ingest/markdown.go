@@ -1398,18 +1398,12 @@ func cleanNote(s string) (string, []string) {
 			line = blockRef.ReplaceAllString(line, "")
 		}
 		line = calloutText(line)
-		// tagText is line with its math and comments blanked, where its
-		// tags are read: the text keeps them.
-		tagText := line
 		if !inCode {
-			tagText, _ = hide.text(i, line)
+			tags = append(tags, lineTags(&hide, i, line)...)
 		}
 		var b strings.Builder
 		prose := func(from, to int) {
 			p := line[from:to]
-			if !inCode {
-				tags = append(tags, inlineTags(tagText[from:to])...)
-			}
 			if strings.Contains(p, "{{embed") {
 				p = logseqEmbed.ReplaceAllString(p, "$1")
 			}
@@ -1526,8 +1520,9 @@ func inlineTagIndex(text string) [][]int {
 }
 
 // bearTag is Bear's tag of several words, closed by a "#" right after
-// its last word: "#multi word tag#".
-var bearTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}])#([\p{L}\p{N}_/-][^#\n]*[^\s\x{A0}\x{3000}#])#`)
+// its last word: "#multi word tag#". Its words cross no NUL, code or
+// math blanked (lineTags).
+var bearTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}])#([\p{L}\p{N}_/-][^#\n\x00]*[^\s\x{A0}\x{3000}#])#`)
 
 // inlineTags are the #tags in prose (a line's text outside code): Bear's
 // of several words (bearTag), then the others (inlineTag). Bear's is one
@@ -1546,23 +1541,37 @@ func inlineTags(p string) []string {
 	return out
 }
 
+// lineTags are the #tags of the nth line of those hide follows: those
+// outside its math, comments (hiddenSpans) and code spans. Each is
+// blanked with NUL, not cut out: a "#" right after one ("`x`#y") follows
+// no blank, and is no tag.
+func lineTags(hide *hiddenSpans, n int, line string) []string {
+	text, _ := hide.text(n, line)
+	if strings.IndexByte(text, '#') < 0 {
+		return nil
+	}
+	if strings.IndexByte(line, '`') >= 0 {
+		b := []byte(text)
+		for at := 0; at < len(line); {
+			j := strings.IndexByte(line[at:], '`')
+			if j < 0 {
+				break
+			}
+			end := afterCodeSpan(line, at+j)
+			clear(b[at+j : end])
+			at = end
+		}
+		text = string(b)
+	}
+	return inlineTags(text)
+}
+
 // headingTags are the #tags of a heading (as written, its markup in
 // it) outside its code spans, math and comments: Obsidian counts a
 // heading's tags as it counts those of text.
 func headingTags(h string) []string {
 	var hide hiddenSpans
-	h, _ = hide.text(0, h)
-	var tags []string
-	for at := 0; at < len(h); {
-		j := strings.IndexByte(h[at:], '`')
-		if j < 0 {
-			tags = append(tags, inlineTags(h[at:])...)
-			break
-		}
-		tags = append(tags, inlineTags(h[at:at+j])...)
-		at = afterCodeSpan(h, at+j)
-	}
-	return tags
+	return lineTags(&hide, 0, h)
 }
 
 // hiddenSpans follows a section's lines (outside code blocks) for the

@@ -181,3 +181,14 @@ func TestRead_mathBlockLines(t *testing.T) {
 		}},
 	})
 }
+
+// TestRead_tagRightAfterCodeSpan: a "#" right after a code span follows
+// a backtick, no blank, so it is no tag ("`x`#y"), as it is none after
+// any other punctuation; it was read as a tag at the start of a line.
+func TestRead_tagRightAfterCodeSpan(t *testing.T) {
+	checkSectionTags(t, []sectionTagCase{
+		{"code span", "## Trip\nRun `make`#no then `x` #travel and ``y``#no2.\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+	})
+}
