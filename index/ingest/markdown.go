@@ -160,6 +160,12 @@ func readMarkdown(fc *fileCtx) error {
 		date = fi.ModTime().In(fc.loc).Format("2006-01-02") // the reader's zone, not time.Local
 	}
 	tags := uniqueTags(append(frontMatterTags(fm.Tags), frontMatterTags(fm.Tag)...))
+	if fmLines > 0 {
+		// Obsidian counts no front matter tag of digits alone (it
+		// strikes it out), as it counts no #1984 in text. A Logseq
+		// page's "tags:: 2024" links the page 2024, and stays.
+		tags = slices.DeleteFunc(tags, digitsOnly)
+	}
 	docTitle := strings.TrimSpace(title)
 	if docTitle == "" {
 		docTitle = pageName(noteStem(path))
@@ -1840,13 +1846,19 @@ func findTags(p string) []foundTag {
 			}
 		}
 		// A number is no tag: issue #123.
-		if strings.IndexFunc(tag, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
+		if !digitsOnly(tag) {
 			tags = append(tags, foundTag{m[0], m[1], tag})
 		}
 	}
 	// In the order they are written.
 	slices.SortStableFunc(tags, func(a, b foundTag) int { return cmp.Compare(a.at, b.at) })
 	return tags
+}
+
+// digitsOnly reports whether tag is made of digits alone, which makes
+// it no tag in Obsidian: #1984, not #y1984.
+func digitsOnly(tag string) bool {
+	return strings.IndexFunc(tag, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
 }
 
 // topTags are the tags of the lines of tags alone that open lines (a

@@ -192,3 +192,17 @@ func TestRead_tagRightAfterCodeSpan(t *testing.T) {
 		}},
 	})
 }
+
+// TestRead_frontMatterNumberTags: a front matter tag of digits alone
+// ("1984", a year) is no tag, as Obsidian shows it struck out and counts
+// none, as it counts no #1984 in text; "y1984" and "2024/q1" are tags.
+func TestRead_frontMatterNumberTags(t *testing.T) {
+	checkSectionTags(t, []sectionTagCase{
+		{"list", "---\ntags: [1984, y1984, 2024/q1]\n---\n## Trip\nGo.\n", map[string][]string{
+			"n.md#trip": {"y1984", "2024/q1"},
+		}},
+		{"string", "---\ntag: \"#1984, y1984\"\n---\n## Trip\nGo.\n", map[string][]string{
+			"n.md#trip": {"y1984"},
+		}},
+	})
+}
