@@ -92,12 +92,13 @@ var (
 // under a page's title (notionProperties) or the dates yarle ends an
 // Evernote note with (yarleDates), applies to every section, as do the
 // tags of a line of tags alone the note opens with (topTags); a #tag in
-// a section's text or heading tags that section alone. The date is its date,
-// created, updated, modified or lastmod, the first that reads as one,
-// else the date the file name gives (see nameDate) or its folders and
-// name (folderDay), else the file's modification time; a section under a
-// heading that gives a date is of that date. A file that is binary (a
-// mislabelled executable or image) is reported and skipped whole.
+// a section's text or heading tags that section alone (none in code,
+// math or an HTML comment). The date is its date, created, updated,
+// modified or lastmod, the first that reads as one, else the date the
+// file name gives (see nameDate) or its folders and name (folderDay),
+// else the file's modification time; a section under a heading that
+// gives a date is of that date. A file that is binary (a mislabelled
+// executable or image) is reported and skipped whole.
 func readMarkdown(fc *fileCtx) error {
 	path := fc.path
 	raw, fi, err := readNote(fc, "note")
@@ -282,10 +283,10 @@ func readMarkdown(fc *fileCtx) error {
 	}
 	// Front matter's tags, and those of the lines of tags alone the note
 	// opens with (topTags), tag every section; a #tag in a section's text
-	// or its heading tags that section alone: a search for #travel is not answered
-	// with the note's sections about work. A tag is one whatever its
-	// case (seen: the note's, by foldKey, where comparing each with all
-	// those found before cost tags squared).
+	// or its heading tags that section alone: a search for #travel is
+	// not answered with the note's sections about work. A tag is one
+	// whatever its case (seen: the note's, by foldKey, where comparing
+	// each with all those found before cost tags squared).
 	seen := make(map[string]bool, len(tags))
 	for _, t := range tags {
 		seen[foldKey(t)] = true
@@ -1476,10 +1477,10 @@ func calloutText(line string) string {
 }
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
-// blank (the no-break and ideographic spaces too) or at the start of a line, of
-// letters with their combining marks (an accent written decomposed, a
-// Hindi or Thai vowel sign), digits, "_", "-" and "/"; or Logseq's tag
-// of several words, #[[machine learning]].
+// blank (the no-break and ideographic spaces too) or at the start of a
+// line, of letters with their combining marks (an accent written
+// decomposed, a Hindi or Thai vowel sign), digits, "_", "-" and "/"; or
+// Logseq's tag of several words, #[[machine learning]].
 var inlineTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
 
 // inlineTagAfter is inlineTag from its "#" on, anchored there: see
