@@ -226,4 +226,8 @@ package ingest
 // #include in an indented code block is no tag; a canvas card's tags
 // once each; quarter notes (2026-Q1) dated; a day named with its month
 // in the middle of a note's name ("Top 10 March 2026 ideas") no day.
-const Version = "ingest-v33"
+// ingest-v34: notes' tags as Obsidian reads them: a #tag in a heading
+// tags its section; none in math, an HTML comment or right after a code
+// span; front matter's "tag:" read beside "tags:", a tag of digits alone
+// dropped; a #tag after a no-break space; a $$ block's lines no heading.
+const Version = "ingest-v34"
