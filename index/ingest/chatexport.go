@@ -77,11 +77,13 @@ const (
 // ("conversations (1).json"). Its other files (user.json,
 // shared_conversations.json, message_feedback.json) hold no dialogue;
 // a Claude.ai export's projects (claudeAIProjectsNames) are the user's
-// own words. Its memories.json is not read: the memory Claude.ai keeps
-// of the user is Claude's summary of the conversations (public readers
-// take its conversations_memory as "the memory Claude has"), which the
-// conversations themselves hold in the user's words.
+// own words, and its memories.json (claudeAIMemoriesName) the memory
+// Claude.ai keeps of the user, read as other agents' memory notes are.
 const chatExportName = "conversations*.json"
+
+// claudeAIMemoriesName is the include glob of a Claude.ai export's
+// memories (see readClaudeAIMemories), or a copy a browser renamed.
+const claudeAIMemoriesName = "memories*.json"
 
 // claudeAIProjectsNames are the include globs of a Claude.ai export's
 // projects: projects.json, a list, or in newer exports one file a project
@@ -106,8 +108,11 @@ type chatExport struct {
 }
 
 // readChatExport reads a conversations.json, one conversation at a time,
-// or a Claude.ai export's projects.
+// or a Claude.ai export's projects or memories.
 func readChatExport(fc *fileCtx) error {
+	if matchGlobs([]string{claudeAIMemoriesName}, fc.rel) {
+		return readClaudeAIMemories(fc)
+	}
 	f, err := openSource(fc.path)
 	if err != nil {
 		return err

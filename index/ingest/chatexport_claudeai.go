@@ -5,13 +5,18 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
 )
 
 // claudeAIConversation is one conversation of a Claude.ai export.
@@ -447,6 +452,70 @@ func (x *chatExport) claudeAIProject(p claudeAIProject) error {
 		}
 		if err := x.emitID(claudeAIAgent, conv, conv+":"+d.UUID, "user", p.Name, text, "", when); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// claudeAIMemory is one entry of a Claude.ai export's memories.json: the
+// memory of the account (conversations_memory) and of each project
+// (project_memories, by project uuid), Markdown Claude.ai writes in
+// sections ("**Work context**", "**Personal context**") and the user
+// can edit.
+type claudeAIMemory struct {
+	ConversationsMemory string            `json:"conversations_memory"`
+	ProjectMemories     map[string]string `json:"project_memories"`
+	AccountUUID         string            `json:"account_uuid"`
+}
+
+// notClaudeAIMemories is the problem of a memories file of another shape.
+const notClaudeAIMemories = "not a Claude.ai export's memories (a JSON list of {conversations_memory, project_memories}): skipped"
+
+// readClaudeAIMemories reads a Claude.ai export's memories.json, a list
+// of claudeAIMemory (one object in some exports). Claude.ai's memory is
+// what it keeps of the user across conversations, read as the memory
+// notes of other agents are (a Hermes home's, Claude Code's auto
+// memory): a note of agent claude.ai for the account's memory and one
+// for each project's, dated by the file, which holds no time. Each is of
+// a subject (the account's, the project's), so that the memory of a
+// later export, which rewrites it, supersedes the one before.
+func readClaudeAIMemories(fc *fileCtx) error {
+	raw, fi, err := readNote(fc, "memories file")
+	if err != nil || raw == nil {
+		return err
+	}
+	raw = bytes.TrimPrefix(raw, utf8BOM)
+	var list []claudeAIMemory
+	if err := json.Unmarshal(raw, &list); err != nil {
+		var one claudeAIMemory
+		if json.Unmarshal(raw, &one) != nil || (one.ConversationsMemory == "" && one.ProjectMemories == nil) {
+			fc.problem(0, notClaudeAIMemories)
+			return nil
+		}
+		list = []claudeAIMemory{one}
+	}
+	date := fi.ModTime().In(fc.loc).Format("2006-01-02") // the reader's zone, not time.Local
+	emit := func(id, title, text string) error {
+		text, redactions := cleanText(text)
+		if !hasContent(text) {
+			return nil
+		}
+		return fc.emit(memory.Record{
+			ID: id, Text: text, Title: title, Date: date, Agent: fc.agent(claudeAIAgent),
+			Path: fc.path, Line: 1, Kind: config.KindChatExport, Layer: "note", SourceSet: fc.noteSourceSet(),
+			Subject: subjectKey("claude.ai " + id), Redactions: redactions,
+		})
+	}
+	for _, m := range list {
+		id := "memory:" + m.AccountUUID
+		if err := emit(id, "Claude.ai memory", m.ConversationsMemory); err != nil {
+			return err
+		}
+		// In project order, which every read of the file repeats.
+		for _, p := range slices.Sorted(maps.Keys(m.ProjectMemories)) {
+			if err := emit(id+":"+p, "Claude.ai project memory", m.ProjectMemories[p]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

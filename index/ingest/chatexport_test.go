@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/memory"
 )
 
@@ -640,5 +641,54 @@ func TestReadChatExport_claudeAIArtifactTagVersions(t *testing.T) {
 	sameRecords(t, got, want)
 	if s := subjects["c-logs:m1:rotate-logs"]; s == "" || subjects["c-logs:m2:rotate-logs"] != s || subjects["c-logs:m1"] != "" {
 		t.Errorf("subjects %q", subjects)
+	}
+}
+
+// TestReadChatExport_claudeAIMemories: a Claude.ai export's memories.json
+// is the memory Claude.ai keeps of the user, [{conversations_memory,
+// project_memories: {project uuid: text}, account_uuid}] (the shape
+// public readers of the export take, e.g. a runbook that calls it
+// "biographical free-text" plus "per-project rich memory", and test
+// exports written as [{"conversations_memory": "...", "project_memories":
+// {pid: "..."}, "account_uuid": ...}]), Markdown in sections
+// ("**Work context**"). It is read as the agent's memory notes are (a
+// Hermes home's, Claude Code's auto memory): notes of agent claude.ai,
+// the account's memory and each project's, dated by the file (it holds no
+// time), each of a subject that a later export's memory supersedes; an
+// empty memory is no record, and a file of another shape is reported.
+func TestReadChatExport_claudeAIMemories(t *testing.T) {
+	dir := t.TempDir()
+	mem := writeExport(t, dir, "data-2026-11-02/memories.json", `[{"conversations_memory":"**Work context**\n\nAna runs the billing service; invoices are in cents.\n\n**Personal context**\n\nWorks from Lisbon, in UTC.",`+
+		`"project_memories":{"p-bill":"Ledger entries apply in sequence order.","p-empty":"  "},"account_uuid":"acct-1"}]`)
+	other := writeExport(t, dir, "data-2026-11-02/memories (1).json", `{"memories":"elsewhere"}`)
+	writeExport(t, dir, "data-2026-12-01/memories.json", `[{"conversations_memory":"**Work context**\n\nAna runs billing and payouts.","project_memories":{},"account_uuid":"acct-1"}]`)
+	stamp := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	novatest.Must(t, os.Chtimes(mem, stamp, stamp))
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 1 || problems[0].Path != other || !strings.Contains(problems[0].Reason, "not a Claude.ai export's memories") {
+		t.Errorf("problems %v, want one for %s", problems, other)
+	}
+	var got []string
+	subjects := map[string][]string{}
+	for _, r := range recs {
+		if r.Layer != "note" || r.SourceSet != "notes" || r.Kind != config.KindChatExport || r.Role != "" {
+			t.Errorf("%s: layer %q source set %q kind %q role %q", r.ID, r.Layer, r.SourceSet, r.Kind, r.Role)
+		}
+		got = append(got, filepath.Base(filepath.Dir(r.Path))+" "+r.ID+" "+r.Agent+" "+r.Title+": "+r.Text)
+		subjects[r.Subject] = append(subjects[r.Subject], r.ID)
+	}
+	want := []string{
+		"data-2026-11-02 memory:acct-1 claude.ai Claude.ai memory: **Work context**\n\nAna runs the billing service; invoices are in cents.\n\n**Personal context**\n\nWorks from Lisbon, in UTC.",
+		"data-2026-11-02 memory:acct-1:p-bill claude.ai Claude.ai project memory: Ledger entries apply in sequence order.",
+		"data-2026-12-01 memory:acct-1 claude.ai Claude.ai memory: **Work context**\n\nAna runs billing and payouts.",
+	}
+	sameRecords(t, got, want)
+	if len(subjects) != 2 {
+		t.Errorf("subjects %v, want the account's memory (both exports) and the project's", subjects)
+	}
+	for _, r := range recs {
+		if filepath.Base(filepath.Dir(r.Path)) == "data-2026-11-02" && r.Date != "2026-11-02" {
+			t.Errorf("%s dated %q, want the file's 2026-11-02", r.ID, r.Date)
+		}
 	}
 }

@@ -116,7 +116,7 @@ var kindIncludes = map[string][]string{
 	// MCP tool descriptors).
 	config.KindCursor: {"{*/,}agent-transcripts/{*,*/*,*/subagents/*}.jsonl", "{*/,}agent-transcripts/*.txt"},
 	// Each unzipped export's conversations.json, at any depth.
-	config.KindChatExport: append([]string{chatExportName}, claudeAIProjectsNames...),
+	config.KindChatExport: append([]string{chatExportName, claudeAIMemoriesName}, claudeAIProjectsNames...),
 }
 
 // kindExcludes are excluded whatever the source says: Claude Code's
