@@ -196,8 +196,13 @@ const codexIDERequest = "## My request for Codex:"
 // Known shapes that carry nothing to remember; anything else not handled
 // is reported (see shapeReports).
 var (
+	// tool_manifest (the tools offered) and sampling_boundary (a model
+	// request's bounds and timing) are the markers newer builds keep for
+	// replay, as the model_reroute, model_verification, hook_started,
+	// hook_completed and thread_settings_applied events are (codex-rs
+	// rollout policy.rs, 2026-11): a hook's output is no one's words.
 	codexQuietLines = setOf("world_state", "inter_agent_communication_metadata", "security_risk_score",
-		"token_usage_record")
+		"token_usage_record", "tool_manifest", "sampling_boundary")
 	// agent_message items (2026) are messages between agents, not the
 	// answer (the assistant message and the agent_message event are).
 	codexQuietItems = setOf("reasoning", "function_call_output", "custom_tool_call_output", "tool_search_call",
@@ -213,7 +218,8 @@ var (
 		"mcp_startup_update", "mcp_startup_complete", "collab_agent_spawn_end", "collab_agent_interaction_end",
 		"collab_waiting_end", "collab_close_end", "collab_resume_end", "dynamic_tool_call_request",
 		"dynamic_tool_call_response", "conversation_path", "get_history_entry_response",
-		"sub_agent_activity")
+		"sub_agent_activity", "model_reroute", "model_verification", "hook_started", "hook_completed",
+		"thread_settings_applied")
 	codexSilentRoles = setOf("developer", "system", "tool")
 	// The payloads responseItem and event read; any other type not quiet
 	// is reported.
