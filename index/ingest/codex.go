@@ -24,6 +24,9 @@ import (
 //     (newer) world_state and inter-agent metadata;
 //   - older rollouts wrote a bare session meta line and bare response
 //     items, without the envelope;
+//   - newer ones write a large session_meta (and a few markers) in a file
+//     of its own, the line only naming it (rollout_payload_artifact, see
+//     hydrate);
 //   - message content items are input_text, output_text or (older) text;
 //     assistant messages carry a phase (commentary, final_answer, output)
 //     or none, and every phase is kept; their memory citations are

@@ -6,6 +6,8 @@ package ingest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -238,6 +240,14 @@ func (h *codexHandler) line(n int, data []byte) error {
 	if item != "session_meta" && h.st.OwnFrom > 0 && l.Ordinal != nil && *l.Ordinal < h.st.OwnFrom ||
 		h.copied(payload) {
 		return nil // the parent's history, read from the parent's rollout
+	}
+	if item == codexPayloadArtifact {
+		// After the checks above: a forked thread's copy of its parent's
+		// lines holds the same references as the parent's rollout.
+		var ok bool
+		if item, payload, ok = h.hydrate(n, payload); !ok {
+			return nil
+		}
 	}
 	switch item {
 	case "session_meta", "turn_context":
@@ -531,4 +541,110 @@ func codexFindRollout(fc *fileCtx, id string) string {
 func skipsWalk(src config.Source, root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err != nil || SkipsDir(src, filepath.ToSlash(rel))
+}
+
+// codexPayloadArtifact is the type of a line that stands for an item
+// Codex stored in a file of its own: newer builds write a session_meta,
+// tool_manifest or sampling_boundary line, or a patch_apply_end,
+// turn_complete or turn_aborted event, of 8 KiB or more so, the item
+// (without its timestamp) in <codex home>/rollout-payloads/<sha256>.json
+// and the line {"type": "rollout_payload_artifact", "payload": {"sha256",
+// "bytes", "item_type"}} in the rollout (codex-rs rollout, store_line).
+const codexPayloadArtifact = "rollout_payload_artifact"
+
+// codexPayloadHydrated are the item types of a payload artifact that the
+// reader reads: the others Codex stores so (tool_manifest,
+// sampling_boundary, and the event_msg lines, of events it does not read)
+// are not opened.
+var codexPayloadHydrated = setOf("session_meta", "turn_context", "compacted", "retained_context", "realtime_item",
+	"inter_agent_communication", "response_item")
+
+// maxCodexPayload bounds the payload file read for one line: a
+// session_meta is tens of KiB.
+const maxCodexPayload = 64 << 20
+
+// hydrate returns the item type and payload of the item a payload
+// artifact line (see codexPayloadArtifact) stands for, as Codex reads it
+// back (hydrate_line): from the file named by its digest, of the size the
+// line gives and of that digest, whose item is of the type the line
+// gives. ok is false for an item not read, and for one whose file is
+// missing or damaged, which is reported: the rest of the rollout is read
+// without it.
+func (h *codexHandler) hydrate(n int, raw json.RawMessage) (item string, payload json.RawMessage, ok bool) {
+	var ref struct {
+		SHA256   string `json:"sha256"`
+		Bytes    int64  `json:"bytes"`
+		ItemType string `json:"item_type"`
+	}
+	if json.Unmarshal(raw, &ref) != nil || ref.ItemType == "" {
+		h.st.Reported.report(h.fc, n, codexPayloadArtifact+" without an item type")
+		return "", nil, false
+	}
+	if !codexPayloadHydrated[ref.ItemType] {
+		if ref.ItemType != "event_msg" && !codexQuietLines[ref.ItemType] {
+			h.st.Reported.report(h.fc, n, codexPayloadArtifact+" of line type "+strconv.Quote(ref.ItemType))
+		}
+		return "", nil, false
+	}
+	file := filepath.Join(codexPayloadDir(h.fc.path), ref.SHA256+".json")
+	// Named from rollout-payloads/ on: the whole path would be cut
+	// short in the problem.
+	name := filepath.Join(filepath.Base(filepath.Dir(file)), filepath.Base(file))
+	data, err := readCodexPayload(file, ref.SHA256, ref.Bytes)
+	var l codexLine
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		h.fc.problem(n, fmt.Sprintf("the %s this line stands for is not read: %s is missing", ref.ItemType, name))
+		return "", nil, false
+	case err != nil:
+		h.fc.problem(n, fmt.Sprintf("the %s this line stands for is not read: %s: %s", ref.ItemType, name, trimErr(err)))
+		return "", nil, false
+	case json.Unmarshal(data, &l) != nil || l.Type != ref.ItemType || len(l.Payload) == 0:
+		h.fc.problem(n, fmt.Sprintf("the %s this line stands for is not read: %s holds no %s", ref.ItemType, name, ref.ItemType))
+		return "", nil, false
+	}
+	return l.Type, l.Payload, true
+}
+
+// codexPayloadDir is the folder of the payload artifacts of the rollout
+// at path, as Codex finds it: rollout-payloads beside the sessions or
+// archived_sessions folder the rollout is under, else beside the rollout.
+func codexPayloadDir(path string) string {
+	for dir := filepath.Dir(path); ; {
+		if b := filepath.Base(dir); b == "sessions" || b == "archived_sessions" {
+			return filepath.Join(filepath.Dir(dir), "rollout-payloads")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return filepath.Join(filepath.Dir(path), "rollout-payloads")
+}
+
+// readCodexPayload reads a payload artifact: a regular file of size
+// bytes whose SHA-256 is sum (hex), as Codex checks it, so that a file
+// cut short or replaced is not read as the item.
+func readCodexPayload(file, sum string, size int64) ([]byte, error) {
+	if len(sum) != sha256.Size*2 || strings.Trim(strings.ToLower(sum), "0123456789abcdef") != "" {
+		return nil, errors.New("the line names no SHA-256 digest")
+	}
+	if size <= 0 || size > maxCodexPayload {
+		return nil, fmt.Errorf("the line gives a size of %d bytes", size)
+	}
+	f, err := openSource(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, size+1))
+	if err != nil {
+		return nil, err
+	}
+	got := sha256.Sum256(data)
+	if int64(len(data)) != size || !strings.EqualFold(hex.EncodeToString(got[:]), sum) {
+		return nil, fmt.Errorf("not the %d bytes of its digest (changed or cut short)", size)
+	}
+	return data, nil
 }
