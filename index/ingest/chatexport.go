@@ -40,7 +40,8 @@ import (
 //     exports: then the newest leaf is);
 //   - Claude.ai: {uuid, name, created_at, updated_at (ISO 8601),
 //     chat_messages: [{uuid, sender: human|assistant, text, content:
-//     [{type: text, text}, thinking, tool_use, tool_result...],
+//     [{type: text, text}, {type: voice_note, transcript} (a prompt
+//     spoken in voice mode), thinking, tool_use, tool_result...],
 //     created_at, parent_message_uuid, attachments: [{file_name,
 //     extracted_content}], files (files_v2): [{file_name, file_kind}]}],
 //     current_leaf_message_uuid},

@@ -41,6 +41,9 @@ type claudeAIMessage struct {
 		// claudeAIArtifact).
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
+		// Transcript is a voice_note block's words: a prompt spoken in
+		// voice mode.
+		Transcript string `json:"transcript"`
 	} `json:"content"`
 	CreatedAt string `json:"created_at"`
 	// Attachments and Files are what the user pasted or uploaded into
@@ -295,6 +298,8 @@ func readClaudeAI(x *chatExport, raw json.RawMessage) error {
 				switch {
 				case b.Type == "text":
 					texts = append(texts, b.Text)
+				case b.Type == "voice_note":
+					texts = append(texts, b.Transcript)
 				case b.Type == "tool_use":
 					if id := claudeAIArtifact(docs, c.UUID, b.Name, b.Input); id != "" && !slices.Contains(wrote, id) {
 						wrote = append(wrote, id)

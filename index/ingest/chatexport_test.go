@@ -110,7 +110,7 @@ func TestReadChatExport_records(t *testing.T) {
 	wantProblems := []string{
 		"chatgpt-2026-03: " + ReasonUnknownShape + ` (content type "hologram")`,
 		`chatgpt-2026-03: conversations[1] ("6a1f0c2e-0000-4000-8000-000000000002") is malformed ("mapping" is a JSON string)`,
-		"claude-2026-03: " + ReasonUnknownShape + ` (content block "voice_note")`,
+		"claude-2026-03: " + ReasonUnknownShape + ` (content block "hologram")`,
 		`claude-2026-03: conversations[1] ("0b7e5d3a-0000-4000-8000-0000000000a2") is malformed ("chat_messages" is a JSON object)`,
 	}
 	if len(reasons) != len(wantProblems) {
@@ -691,4 +691,25 @@ func TestReadChatExport_claudeAIMemories(t *testing.T) {
 			t.Errorf("%s dated %q, want the file's 2026-11-02", r.ID, r.Date)
 		}
 	}
+}
+
+// TestReadChatExport_claudeAIVoiceNote: a prompt spoken in Claude.ai's
+// voice mode is a content block {"type": "voice_note", "transcript"} (a
+// public reader of the export, a ClaudeAdapter's tests, reads its
+// transcript as the message's words): the transcript is the user's
+// prompt, not an unknown block, and a message of it alone is read.
+func TestReadChatExport_claudeAIVoiceNote(t *testing.T) {
+	dir := t.TempDir()
+	writeExport(t, dir, "conversations.json", `[{"uuid":"c-voice","name":"Fees","created_at":"2026-10-03T09:00:00Z","chat_messages":[`+
+		`{"uuid":"m1","sender":"human","created_at":"2026-10-03T09:00:01Z","text":"","content":[{"type":"voice_note","transcript":"Book the two card fees in March."}]},`+
+		`{"uuid":"m2","sender":"assistant","created_at":"2026-10-03T09:00:02Z","text":"","content":[{"type":"text","text":"Both are booked on March 31."}]}]}]`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.ID+" "+r.Role+": "+r.Text)
+	}
+	sameRecords(t, got, []string{"c-voice:m1 user: Book the two card fees in March.", "c-voice:m2 assistant: Both are booked on March 31."})
 }
