@@ -230,4 +230,7 @@ package ingest
 // tags its section; none in math, an HTML comment or right after a code
 // span; front matter's "tag:" read beside "tags:", a tag of digits alone
 // dropped; a #tag after a no-break space; a $$ block's lines no heading.
-const Version = "ingest-v34"
+// ingest-v35: Claude.ai's memories.json read as notes; its voice-mode
+// prompts kept; Codex's session lines stored as payload artifacts
+// (rollout-payloads/) read from there, and its newer replay markers quiet.
+const Version = "ingest-v35"
