@@ -171,6 +171,19 @@ func Words(normalized string) []string {
 // call per character was most of the cost.
 func WordsSeq(normalized string) iter.Seq[string] {
 	return func(yield func(string) bool) {
+		for _, w := range WordsAt(normalized) {
+			if !yield(w) {
+				return
+			}
+		}
+	}
+}
+
+// WordsAt yields the words WordsSeq does, each with the byte offset in
+// normalized where it starts: for a caller that looks at the text around
+// a word and would otherwise search for it again.
+func WordsAt(normalized string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
 		s := normalized
 		start := -1 // of the current word
 		for i := 0; i < len(s); {
@@ -186,7 +199,7 @@ func WordsSeq(normalized string) iter.Seq[string] {
 			case word && start < 0:
 				start = i
 			case !word && start >= 0:
-				if !yield(s[start:i]) {
+				if !yield(start, s[start:i]) {
 					return
 				}
 				start = -1
@@ -194,7 +207,7 @@ func WordsSeq(normalized string) iter.Seq[string] {
 			i += size
 		}
 		if start >= 0 {
-			yield(s[start:])
+			yield(start, s[start:])
 		}
 	}
 }

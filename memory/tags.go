@@ -81,15 +81,39 @@ var (
 	cjkNegationFillers = []string{"任何", "出现", "出现过", "发生", "发生过"}
 )
 
-// tagWordIndex maps each word of tagRules to the rules it fires.
-var tagWordIndex = sync.OnceValue(func() map[string][]int {
-	m := map[string][]int{}
+// wordFact is what InferTags needs to know of a word: the rules it fires
+// (tagRules' indexes), whether it is one of errorWords and whether one of
+// negators.
+type wordFact struct {
+	rules     []int
+	errorWord bool
+	negator   bool
+}
+
+// tagWords maps each word of tagRules, errorWords and negators to its
+// facts, and longest is the length of the longest: a longer word of a
+// text is none of them, and not looked up (one lookup, when any, instead
+// of one in each table: this runs for every word a build reads).
+var tagWords = sync.OnceValues(func() (m map[string]wordFact, longest int) {
+	m = map[string]wordFact{}
+	note := func(w string, f func(*wordFact)) {
+		x := m[w]
+		f(&x)
+		m[w] = x
+		longest = max(longest, len(w))
+	}
 	for i, r := range tagRules {
 		for _, w := range r.words {
-			m[w] = append(m[w], i)
+			note(w, func(x *wordFact) { x.rules = append(x.rules, i) })
 		}
 	}
-	return m
+	for w := range errorWords {
+		note(w, func(x *wordFact) { x.errorWord = true })
+	}
+	for w := range negators {
+		note(w, func(x *wordFact) { x.negator = true })
+	}
+	return m, longest
 })
 
 // InferTags returns the chunk's tags: the stored ones, plus the ones the
@@ -120,27 +144,31 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 	// rules' word index, instead of building a set of the text's words
 	// (this runs for every record a build reads).
 	fired := make([]bool, len(tagRules))
-	index := tagWordIndex()
+	facts, longest := tagWords()
 	// neg1 and neg2: whether the word before, and the one before it, in
 	// the same clause deny what follows.
 	neg1, neg2, last, pos := false, false, "", 0
 	code := codeSpans(norm)
-	for w := range lexical.WordsSeq(norm) {
-		// The words are norm's own substrings, in order, and what lies
-		// between two of them holds no word character: w is found where
-		// it starts.
-		start := pos + strings.Index(norm[pos:], w)
-		if strings.ContainsAny(norm[pos:start], clauseBreaks) {
-			neg1, neg2 = false, false
+	for start, w := range lexical.WordsAt(norm) {
+		if start > pos+1 || start == pos+1 && norm[pos] != ' ' {
+			if strings.ContainsAny(norm[pos:start], clauseBreaks) {
+				neg1, neg2 = false, false
+			}
 		}
 		pos = start + len(w)
 		for len(code) > 0 && code[0][1] <= start {
 			code = code[1:]
 		}
-		inCode := len(code) > 0 && code[0][0] <= start
-		rules := index[w]
-		if errorWords[w] && (inCode && !strings.HasPrefix(norm[pos:], ":") || designNouns[nextWord(norm[pos:])]) {
-			rules = nil // a type, a function or a topic, not an error that happened
+		var f wordFact
+		if len(w) <= longest {
+			f = facts[w]
+		}
+		rules := f.rules
+		if f.errorWord {
+			inCode := len(code) > 0 && code[0][0] <= start
+			if inCode && !strings.HasPrefix(norm[pos:], ":") || designNouns[nextWord(norm[pos:])] {
+				rules = nil // a type, a function or a topic, not an error that happened
+			}
 		}
 		if len(rules) > 0 {
 			negated := neg1 || neg2 || strings.HasPrefix(norm[pos:], "-free")
@@ -150,7 +178,7 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 				}
 			}
 		}
-		neg1, neg2, last = negator(w, last), neg1, w
+		neg1, neg2, last = f.negator || w == "t" && strings.HasSuffix(last, "n"), neg1, w
 	}
 	cjk := lexical.HasCJK(norm) // CJK rules match phrases, only there
 	for i, r := range tagRules {
@@ -249,13 +277,6 @@ func nextWord(s string) string {
 		i++
 	}
 	return s[:i]
-}
-
-// negator reports whether word w, after the word before, denies what
-// follows: a word of negators, or the "t" of an "n't" ("didn't": "didn",
-// "t").
-func negator(w, before string) bool {
-	return negators[w] || w == "t" && strings.HasSuffix(before, "n")
 }
 
 // hasCJKTrigger reports whether phrase p occurs in s other than in one

@@ -2,7 +2,10 @@ package memory
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/nova-recall/nova/lexical"
 )
 
 // TestInferTagsNegatedIncident: a text that says nothing went wrong ("no
@@ -117,4 +120,98 @@ func TestInferTagsErrorDesign(t *testing.T) {
 			t.Errorf("InferTags(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}
+}
+
+// inferTagsWordByWord is InferTags as it was before a word's facts were
+// one lookup: each word searched for again in the text and looked up in
+// each table. TestInferTags_sameAsWordByWord and FuzzInferTags hold the
+// two to the same tags, so an index built with either is the same.
+func inferTagsWordByWord(text string) []string {
+	index := map[string][]int{}
+	for i, r := range tagRules {
+		for _, w := range r.words {
+			index[w] = append(index[w], i)
+		}
+	}
+	out := []string{}
+	norm := lexical.Normalize(text)
+	fired := make([]bool, len(tagRules))
+	neg1, neg2, last, pos := false, false, "", 0
+	code := codeSpans(norm)
+	for w := range lexical.WordsSeq(norm) {
+		start := pos + strings.Index(norm[pos:], w)
+		if strings.ContainsAny(norm[pos:start], clauseBreaks) {
+			neg1, neg2 = false, false
+		}
+		pos = start + len(w)
+		for len(code) > 0 && code[0][1] <= start {
+			code = code[1:]
+		}
+		inCode := len(code) > 0 && code[0][0] <= start
+		rules := index[w]
+		if errorWords[w] && (inCode && !strings.HasPrefix(norm[pos:], ":") || designNouns[nextWord(norm[pos:])]) {
+			rules = nil
+		}
+		if len(rules) > 0 {
+			negated := neg1 || neg2 || strings.HasPrefix(norm[pos:], "-free")
+			for _, r := range rules {
+				if !negated || !tagRules[r].negatable {
+					fired[r] = true
+				}
+			}
+		}
+		neg1, neg2, last = negators[w] || w == "t" && strings.HasSuffix(last, "n"), neg1, w
+	}
+	cjk := lexical.HasCJK(norm)
+	for i, r := range tagRules {
+		if !fired[i] && cjk {
+			fired[i] = slices.ContainsFunc(r.cjk, func(p string) bool { return hasCJKTrigger(norm, p, r.negatable) })
+		}
+		if fired[i] {
+			out = append(out, r.tags...)
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) == 0 {
+		out = append(out, "general")
+	}
+	return out
+}
+
+// inferTagsTexts are texts whose tags hang on the words around a
+// trigger: negators across a space, a line, a comma or several spaces,
+// "n't", "-free", error words in code or before a design noun, words
+// longer than any trigger, and CJK.
+var inferTagsTexts = []string{
+	"no errors", "no\nerrors", "no, errors", "no  errors", "no\terrors", "no — errors",
+	"didn't crash", "didn t crash", "wasn't broken", "isn’t failing",
+	"never   failed; it failed", "without any failure", "zero  crashes, crash",
+	"bug-free build", "bug free", "the error handling", "error-handling code",
+	"`err error` in the func", "`panic: boom`", "```\npanic(x)\n```\npanic: y",
+	"the configurationmanagement port", "retrospectives", "Traceback (most recent call last)",
+	"  leading spaces then a regression", "ports\n\n\nmigrations migrate", "todo:task",
+	"没有报错，但是故障了", "任务栏 决策树", "no 报错 error", "nothing. error",
+	"Ошибка error no", "not\u00a0failed", "not\u3000failed", "no\u2028errors",
+}
+
+func TestInferTags_sameAsWordByWord(t *testing.T) {
+	for _, text := range inferTagsTexts {
+		got := InferTags(text, nil, false, "")
+		if want := inferTagsWordByWord(text); !slices.Equal(got, want) {
+			t.Errorf("InferTags(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func FuzzInferTags(f *testing.F) {
+	for _, text := range inferTagsTexts {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := InferTags(text, nil, false, "")
+		if want := inferTagsWordByWord(text); !slices.Equal(got, want) {
+			t.Errorf("InferTags(%q) = %v, want %v", text, got, want)
+		}
+	})
 }
