@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -265,6 +266,42 @@ func TestScoresAreTheFormulas(t *testing.T) {
 		want := float64(float32(idf * t64 * (K1 + 1) / (t64 + K1*(1-B+B*dl/avg))))
 		if got[i] != want {
 			t.Errorf("doc of %d terms, tf %d: %v, the formula gives %v", len(d), tf, got[i], want)
+		}
+	}
+}
+
+// TestFieldWriter_termOrder: the terms are written in byte order, and each
+// keeps its own postings, when their first 8 bytes (the sort's prefix
+// key) tie, hold zero bytes, or are all a short term has.
+func TestFieldWriter_termOrder(t *testing.T) {
+	terms := []string{
+		"b", "a", "a\x00", "a\x00\x00\x00\x00\x00\x00\x00", "a\x00\x00\x00\x00\x00\x00\x00\x00",
+		"abcdefgh", "abcdefgh1", "abcdefgh0", "abcdefgi", "abcdefg", "abcdefgh\x00",
+		"\xff", "\xff\xff\xff\xff\xff\xff\xff\xff\x01", "é", "éa", "2026", "20261", "202", "zz", "z",
+	}
+	w := NewFieldWriter(0)
+	for _, term := range terms {
+		w.Add([]string{term, "common"})
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenField(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	f.EachTerm(func(term string, df int) { got = append(got, term) })
+	want := slices.Sorted(slices.Values(append(slices.Clone(terms), "common")))
+	if !slices.Equal(got, want) {
+		t.Fatalf("terms in the order %q, want %q", got, want)
+	}
+	for doc, term := range terms {
+		var docs []uint32
+		f.list(f.lookup(term)).each(func(d, _ uint32) { docs = append(docs, d) })
+		if !slices.Equal(docs, []uint32{uint32(doc)}) {
+			t.Errorf("%q in documents %v, want [%d]", term, docs, doc)
 		}
 	}
 }
