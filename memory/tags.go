@@ -91,16 +91,18 @@ type wordFact struct {
 }
 
 // tagWords maps each word of tagRules, errorWords and negators to its
-// facts, and longest is the length of the longest: a longer word of a
-// text is none of them, and not looked up (one lookup, when any, instead
-// of one in each table: this runs for every word a build reads).
-var tagWords = sync.OnceValues(func() (m map[string]wordFact, longest int) {
-	m = map[string]wordFact{}
+// facts (this runs for every word a build reads: one lookup, when any,
+// instead of one in each table).
+var tagWords = sync.OnceValue(func() *wordTable {
+	t := &wordTable{facts: map[string]wordFact{}}
 	note := func(w string, f func(*wordFact)) {
-		x := m[w]
+		x := t.facts[w]
 		f(&x)
-		m[w] = x
-		longest = max(longest, len(w))
+		t.facts[w] = x
+		if len(w) >= 16 {
+			panic("memory: tag word " + w + " is too long for the shapes")
+		}
+		t.shapes[w[0]] |= 1 << len(w)
 	}
 	for i, r := range tagRules {
 		for _, w := range r.words {
@@ -113,8 +115,25 @@ var tagWords = sync.OnceValues(func() (m map[string]wordFact, longest int) {
 	for w := range negators {
 		note(w, func(x *wordFact) { x.negator = true })
 	}
-	return m, longest
+	return t
 })
+
+// wordTable is the words InferTags looks up, and their shapes: bit n of
+// shapes[b] is set when a word of n bytes starts with byte b. A word of
+// a text whose shape is none of theirs (most: "the", numbers, longer
+// words) is not looked up.
+type wordTable struct {
+	facts  map[string]wordFact
+	shapes [256]uint16
+}
+
+// fact returns w's facts, none when w is none of the table's words.
+func (t *wordTable) fact(w string) wordFact {
+	if t.shapes[w[0]]&(1<<min(len(w), 16)) == 0 {
+		return wordFact{}
+	}
+	return t.facts[w]
+}
 
 // InferTags returns the chunk's tags: the stored ones, plus the ones the
 // rules find in its text, plus "daily" when dated; "general" when nothing
@@ -144,7 +163,7 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 	// rules' word index, instead of building a set of the text's words
 	// (this runs for every record a build reads).
 	fired := make([]bool, len(tagRules))
-	facts, longest := tagWords()
+	words := tagWords()
 	// neg1 and neg2: whether the word before, and the one before it, in
 	// the same clause deny what follows.
 	neg1, neg2, last, pos := false, false, "", 0
@@ -159,10 +178,7 @@ func InferTags(text string, stored []string, dated bool, layer string) []string 
 		for len(code) > 0 && code[0][1] <= start {
 			code = code[1:]
 		}
-		var f wordFact
-		if len(w) <= longest {
-			f = facts[w]
-		}
+		f := words.fact(w)
 		rules := f.rules
 		if f.errorWord {
 			inCode := len(code) > 0 && code[0][0] <= start

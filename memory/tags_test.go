@@ -3,6 +3,7 @@ package memory
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nova-recall/nova/lexical"
@@ -127,12 +128,7 @@ func TestInferTagsErrorDesign(t *testing.T) {
 // each table. TestInferTags_sameAsWordByWord and FuzzInferTags hold the
 // two to the same tags, so an index built with either is the same.
 func inferTagsWordByWord(text string) []string {
-	index := map[string][]int{}
-	for i, r := range tagRules {
-		for _, w := range r.words {
-			index[w] = append(index[w], i)
-		}
-	}
+	index := wordByWordIndex()
 	out := []string{}
 	norm := lexical.Normalize(text)
 	fired := make([]bool, len(tagRules))
@@ -179,6 +175,17 @@ func inferTagsWordByWord(text string) []string {
 	return out
 }
 
+// wordByWordIndex maps each word of tagRules to the rules it fires.
+var wordByWordIndex = sync.OnceValue(func() map[string][]int {
+	index := map[string][]int{}
+	for i, r := range tagRules {
+		for _, w := range r.words {
+			index[w] = append(index[w], i)
+		}
+	}
+	return index
+})
+
 // inferTagsTexts are texts whose tags hang on the words around a
 // trigger: negators across a space, a line, a comma or several spaces,
 // "n't", "-free", error words in code or before a design noun, words
@@ -212,6 +219,26 @@ func FuzzInferTags(f *testing.F) {
 		got := InferTags(text, nil, false, "")
 		if want := inferTagsWordByWord(text); !slices.Equal(got, want) {
 			t.Errorf("InferTags(%q) = %v, want %v", text, got, want)
+		}
+	})
+}
+
+// inferTagsBenchText is a record of the build benchmark's corpus.
+const inferTagsBenchText = "Ticket NOT-8147: the nightly export v1.23.13 when the queue backs up. the Postgres replica moved to port 5128 because the health check hit the wrong path. secret currency tenant flag checkpoint artifact pager deadline (commit ba2cea59). On 2026-05-07 the constraint moved to the notify worker. the search indexer failed on port 11162 for the quarterly audit."
+
+// BenchmarkInferTags: a build infers the tags of every chunk it reads;
+// WordByWord is the reading before one lookup a word.
+//
+//	go test -run '^$' -bench InferTags ./memory/
+func BenchmarkInferTags(b *testing.B) {
+	b.Run("now", func(b *testing.B) {
+		for range b.N {
+			InferTags(inferTagsBenchText, nil, true, "record")
+		}
+	})
+	b.Run("WordByWord", func(b *testing.B) {
+		for range b.N {
+			inferTagsWordByWord(inferTagsBenchText)
 		}
 	})
 }
