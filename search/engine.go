@@ -227,6 +227,8 @@ type query struct {
 	// answerForms whether a document holds one.
 	answerType  string
 	answerForms map[int]bool
+	// lent are the candidate lists lent to the search (list).
+	lent []*[]scored
 }
 
 func (q *query) view(e *Engine, doc int) textView {
@@ -385,6 +387,9 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 		keys: newMatchTerms(e.analyzer, plan.KeyTerms), anchors: newMatchTerms(e.analyzer, plan.Anchors),
 	}
+	// The envelope copies what it keeps of the candidates: their lists
+	// serve the next search.
+	defer q.release()
 	var filtered int
 	q.filters, q.forms = snap.indexedFilters(req.Filters)
 	q.days = e.newDayFilter(snap, q.filters)

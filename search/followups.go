@@ -1,7 +1,6 @@
 package search
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/nova-recall/nova/lexical"
@@ -58,7 +57,7 @@ func (e *Engine) followUpAnswers(q *query, in []scored, own bool) ([]scored, boo
 			continue
 		}
 		if !own {
-			out = slices.Clone(in)
+			out = append(q.list(len(in)), in...)
 			own = true
 		}
 		// The two trade places: the turns ranked between them keep theirs.

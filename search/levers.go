@@ -497,8 +497,7 @@ func (e *Engine) propagate(q *query, in []scored, own bool) ([]scored, bool) {
 	// into a list the size it ends up.
 	out := in
 	if !own || cap(in)-len(in) < joining {
-		out = make([]scored, len(in), len(in)+joining)
-		copy(out, in)
+		out = append(q.list(len(in)+joining), in...)
 	}
 	for doc, sh := range boost {
 		b := sh.b
@@ -580,8 +579,7 @@ func (e *Engine) supersede(q *query, in []scored, own bool) []scored {
 	}
 	out := in // a list of afterFusion's own: no copy
 	if !own {
-		out = make([]scored, len(in), len(in)+len(lift))
-		copy(out, in)
+		out = append(q.list(len(in)+len(lift)), in...)
 	}
 	for _, i := range older {
 		out[i].score *= supersededFactor

@@ -89,7 +89,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	// cands is made as large as the channels can fill it (the dense one
 	// returns at most pool): growing it copied every candidate so far.
 	idx := make(map[int]int, 2*pool)
-	cands := make([]scored, 0, len(lexHits)+pool/2+pool+len(q.named)+len(q.dayDocs))
+	cands := q.list(len(lexHits) + pool/2 + pool + len(q.named) + len(q.dayDocs))
 	add := func(d int) *scored {
 		if i, ok := idx[d]; ok {
 			return &cands[i]
@@ -503,7 +503,7 @@ func (e *Engine) fuse(q *query, order []string, runs map[string][]scored) (fused
 			}
 		}
 	}
-	out := make([]scored, 0, len(docs))
+	out := q.list(len(docs))
 	for _, d := range docs {
 		m := merged[d]
 		share := support[d] / total

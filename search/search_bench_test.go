@@ -20,7 +20,7 @@ import (
 // home under b's temporary directory and loads its generation as novad
 // does: the engine's benchmarks time the same records and queries as the
 // bench's in-process "nova" system.
-func benchCorpus(b *testing.B, n int) (*bench.Corpus, *generation.Generation) {
+func benchCorpus(b testing.TB, n int) (*bench.Corpus, *generation.Generation) {
 	b.Helper()
 	dir := b.TempDir()
 	corpus := bench.NewCorpus(bench.CorpusOptions{Records: n, Seed: 1, ChineseShare: bench.DefaultChineseShare})
