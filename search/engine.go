@@ -227,8 +227,10 @@ type query struct {
 	// answerForms whether a document holds one.
 	answerType  string
 	answerForms map[int]bool
-	// lent are the candidate lists lent to the search (list).
-	lent []*[]scored
+	// lent are the candidate lists lent to the search (list); cached
+	// holds views and chunks, lent to it too (useCaches).
+	lent   []*[]scored
+	cached *caches
 }
 
 func (q *query) view(e *Engine, doc int) textView {
@@ -383,12 +385,13 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		deadline = start.Add(api.MaxServerBudgetMs * time.Millisecond)
 	}
 	q := &query{
-		req: req, plan: plan, snap: snap, views: make(map[int]textView, 128), chunks: make(map[int]decoded, 256), now: e.cfg.Now(),
+		req: req, plan: plan, snap: snap, now: e.cfg.Now(),
 		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
 		keys: newMatchTerms(e.analyzer, plan.KeyTerms), anchors: newMatchTerms(e.analyzer, plan.Anchors),
 	}
-	// The envelope copies what it keeps of the candidates: their lists
-	// serve the next search.
+	// The envelope copies what it keeps of the candidates and their
+	// documents: their lists and caches serve the next search.
+	q.useCaches()
 	defer q.release()
 	var filtered int
 	q.filters, q.forms = snap.indexedFilters(req.Filters)
