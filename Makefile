@@ -56,6 +56,9 @@ PLAIN_PASS_LEXICAL := TestSearchQuery_reusesItsDocumentList
 # What novad's JSON encoding allocates, which the race detector's
 # sync.Pool skews too (daemon/routes_test.go).
 PLAIN_PASS_HTTPJSON := TestWriteJSON_realEnvelope
+# search's pooled candidate lists, which the race detector's sync.Pool
+# drops at random (search/lists_test.go).
+PLAIN_PASS_SEARCH := TestSearchReusesCandidateLists
 
 # The vector tests that call no vector kernel, which the arm64 pass under
 # emulation leaves out.
@@ -86,6 +89,8 @@ test:
 	$(GO) test -count=1 -run '$(PLAIN_PASS_LEXICAL)' ./lexical/; \
 	echo "$(GO) test -count=1 -run '$(PLAIN_PASS_HTTPJSON)' ./daemon/"; \
 	$(GO) test -count=1 -run '$(PLAIN_PASS_HTTPJSON)' ./daemon/; \
+	echo "$(GO) test -count=1 -run '$(PLAIN_PASS_SEARCH)' ./search/"; \
+	$(GO) test -count=1 -run '$(PLAIN_PASS_SEARCH)' ./search/; \
 	echo "$(GO) test -count=1 -tags purego ./vector/"; \
 	$(GO) test -count=1 -tags purego ./vector/
 	@# The arm64 (Apple silicon) dot kernel runs under user-mode emulation
