@@ -31,6 +31,23 @@ func (d *dictBuilder) id(s string) uint32 {
 	return id
 }
 
+// lastID is the last string looked up in a dictionary at one place and
+// its id; its zero value is the empty string's.
+type lastID struct {
+	s  string // the dictionary's copy, not the caller's
+	id uint32
+}
+
+// lookup returns s's id in d, looking it up only when s is not the last
+// string this place asked for.
+func (l *lastID) lookup(d *dictBuilder, s string) uint32 {
+	if s != l.s {
+		l.id = d.id(s)
+		l.s = d.list[l.id]
+	}
+	return l.id
+}
+
 // The dictionary file: magic "NOVDIC02", count u32, ends (count x u32,
 // end offset of each string in id order), sorted (count x u32: ids in
 // string order, for lookups), then the strings.

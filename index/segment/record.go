@@ -75,6 +75,10 @@ const (
 type encoder struct {
 	dict *dictBuilder
 	buf  []byte
+	// last is per tag the previous record's string and its id:
+	// consecutive chunks mostly share them (a record's pieces, a file's
+	// records), and comparing costs less than the dictionary's lookup.
+	last [tagSubject + 1]lastID
 }
 
 func (e *encoder) uv(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
@@ -89,7 +93,7 @@ func (e *encoder) str(t int, s string) {
 func (e *encoder) dictStr(t int, s string) {
 	if s != "" {
 		e.tag(t)
-		e.uv(uint64(e.dict.id(s)))
+		e.uv(uint64(e.last[t].lookup(e.dict, s)))
 	}
 }
 func (e *encoder) list(t int, l []string) {

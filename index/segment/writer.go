@@ -105,6 +105,7 @@ type Writer struct {
 	enc     encoder
 
 	cols     [numColumns][]uint32
+	lastCols [numStringColumns]lastID
 	tags     []uint32
 	text     *lexical.FieldWriter
 	ctx      *lexical.FieldWriter
@@ -164,7 +165,7 @@ func (w *Writer) Add(c *memory.Chunk, textTerms []string, context lexical.Parts)
 	w.rec.write(w.enc.buf)
 	d := w.enc.dict
 	for col, s := range columnValues(c) {
-		w.cols[col] = append(w.cols[col], d.id(s))
+		w.cols[col] = append(w.cols[col], w.lastCols[col].lookup(d, s))
 	}
 	for _, t := range c.Tags {
 		w.tags = append(w.tags, d.id(t))
@@ -214,7 +215,7 @@ func (w *Writer) Seal() error {
 		return err
 	}
 	w.text, w.ctx, w.ids, w.tags, w.enc = nil, nil, nil, nil, encoder{}
-	w.cols = [numColumns][]uint32{}
+	w.cols, w.lastCols = [numColumns][]uint32{}, [numStringColumns]lastID{}
 	return nil
 }
 
