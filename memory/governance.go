@@ -271,13 +271,31 @@ func orDefault(s, d string) string {
 // DuplicateGroupKey groups chunks that say the same thing from the same
 // place: source set, project, speaker and the start of the text hash.
 func DuplicateGroupKey(c *Chunk) string {
+	var buf [256]byte // most keys: one allocation, the string's
+	return string(appendDuplicateGroupKey(buf[:0], c, c.TextHash))
+}
+
+// IsDuplicateGroupKey reports whether key is the duplicate group key c
+// would have with textHash as its text hash, without making that string
+// or a copy of c: a segment compares every chunk's key with it.
+func IsDuplicateGroupKey(key string, c *Chunk, textHash string) bool {
+	var buf [256]byte
+	return string(appendDuplicateGroupKey(buf[:0], c, textHash)) == key
+}
+
+// appendDuplicateGroupKey appends c's duplicate group key, textHash
+// standing for its text hash.
+func appendDuplicateGroupKey(b []byte, c *Chunk, textHash string) []byte {
 	speaker := c.Agent
 	if speaker == "" {
 		speaker = c.Role
 	}
-	hash16 := c.TextHash
+	hash16 := textHash
 	if len(hash16) > 16 {
 		hash16 = hash16[:16]
 	}
-	return orDefault(c.SourceSet, "unknown") + ":" + c.Project + ":" + speaker + ":" + hash16
+	b = append(append(b, orDefault(c.SourceSet, "unknown")...), ':')
+	b = append(append(b, c.Project...), ':')
+	b = append(append(b, speaker...), ':')
+	return append(b, hash16...)
 }

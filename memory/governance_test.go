@@ -2,6 +2,7 @@ package memory
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +41,35 @@ func TestGovern_sourceSetSpelling(t *testing.T) {
 		}
 		if got := EvidenceAuthority(g) > 0.5; got != (tc.wantRank >= 85) {
 			t.Errorf("source set %q: evidence authority %v", tc.set, EvidenceAuthority(g))
+		}
+	}
+}
+
+// TestIsDuplicateGroupKey: IsDuplicateGroupKey says yes to exactly the
+// key DuplicateGroupKey gives with the text hash it is told (the source
+// set defaulting to unknown, the role standing for a missing agent, a
+// key longer than its buffer), and no to a key one field away.
+func TestIsDuplicateGroupKey(t *testing.T) {
+	hash := HashText("x")
+	for _, c := range []Chunk{
+		{SourceSet: "notes", Project: "p", Agent: "codex", TextHash: hash},
+		{SourceSet: " ", Role: "user", TextHash: "short"},
+		{Project: strings.Repeat("p", 300), TextHash: hash},
+		{},
+	} {
+		key := DuplicateGroupKey(&c)
+		if !IsDuplicateGroupKey(key, &c, c.TextHash) {
+			t.Errorf("IsDuplicateGroupKey(%q) of its own chunk = false", key)
+		}
+		other := c
+		other.TextHash = HashText("y")
+		if IsDuplicateGroupKey(key, &c, other.TextHash) || !IsDuplicateGroupKey(DuplicateGroupKey(&other), &c, other.TextHash) {
+			t.Errorf("%q: the text hash told is not the one compared", key)
+		}
+		for _, k := range []string{key + ":", key[:len(key)-1], ""} {
+			if IsDuplicateGroupKey(k, &c, c.TextHash) {
+				t.Errorf("IsDuplicateGroupKey(%q) = true for the chunk of %q", k, key)
+			}
 		}
 	}
 }

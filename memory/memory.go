@@ -198,15 +198,28 @@ func runeOffset(s string, n int) int {
 // that "x#2" whole ("source:x#2#") is not the second piece of "x"
 // ("source:x#2"). Every other id is the record's as written.
 func ChunkID(source, recordID string, part, parts int) string {
-	b := make([]byte, 0, len(source)+len(recordID)+23)
+	var buf [128]byte // most ids: one allocation, the string's
+	return string(appendChunkID(buf[:0], source, recordID, part, parts))
+}
+
+// IsChunkID reports whether id is ChunkID(source, recordID, part,
+// parts), without making that string: a segment compares every chunk's
+// id with it.
+func IsChunkID(id, source, recordID string, part, parts int) bool {
+	var buf [128]byte
+	return string(appendChunkID(buf[:0], source, recordID, part, parts)) == id
+}
+
+// appendChunkID appends the chunk id ChunkID returns.
+func appendChunkID(b []byte, source, recordID string, part, parts int) []byte {
 	b = append(append(append(b, source...), ':'), recordID...)
 	if endsLikeAPiece(recordID) {
 		b = append(b, '#')
 	}
 	if parts <= 1 {
-		return string(b)
+		return b
 	}
-	return string(appendPart(append(b, '#'), part))
+	return appendPart(append(b, '#'), part)
 }
 
 // endsLikeAPiece reports whether id ends with '#' and decimal digits or

@@ -147,30 +147,14 @@ func (e *encoder) rawStr(t int, s string) {
 	e.buf = append(e.buf, s...)
 }
 
-// derived holds the fields deriveFields computes for a chunk.
-type derived struct {
-	id, textHash, dedupeKey, duplicateKey string
-}
-
-// deriveFields computes the derivable fields from c's other fields and
-// its text hash (the duplicate key uses it).
-func deriveFields(c *memory.Chunk, textHash string) derived {
-	d := derived{id: memory.ChunkID(c.SourceName, c.SourceID, c.Part, c.Parts), textHash: textHash, dedupeKey: memory.DedupeKey(c)}
-	x := *c
-	x.TextHash = textHash
-	d.duplicateKey = memory.DuplicateGroupKey(&x)
-	return d
-}
-
 // encode appends c's record to e.buf. The order of the fields is what
 // decode relies on to stop early: the id, then the text, and the fields
-// an id is derived from no later than the parts.
+// an id is derived from no later than the parts. The derivable fields
+// are compared with what deriving gives without making those strings,
+// but for the two hashes.
 func (e *encoder) encode(c *memory.Chunk) {
-	// The reader derives the duplicate key from the text hash it ends up
-	// with (stored, or derived): compare against that.
-	d := deriveFields(c, c.TextHash)
-	d.textHash = memory.HashText(c.Text)
-	if c.ID != d.id {
+	textHash, dedupeKey := memory.HashText(c.Text), memory.DedupeKey(c)
+	if !memory.IsChunkID(c.ID, c.SourceName, c.SourceID, c.Part, c.Parts) {
 		e.rawStr(tagID, c.ID)
 	}
 	e.str(tagText, c.Text)
@@ -193,14 +177,14 @@ func (e *encoder) encode(c *memory.Chunk) {
 	e.list(tagHeadingPath, c.HeadingPath)
 	e.int(tagPart, int64(c.Part))
 	e.int(tagParts, int64(c.Parts))
-	if c.TextHash != d.textHash {
+	if c.TextHash != textHash {
 		if c.TextHash == "" {
 			e.rawStr(tagTextHashStr, "")
 		} else {
 			e.hash(tagTextHash, tagTextHashStr, c.TextHash)
 		}
 	}
-	if c.DedupeKey != d.dedupeKey {
+	if c.DedupeKey != dedupeKey {
 		if c.DedupeKey == "" {
 			e.rawStr(tagDedupeKeyStr, "")
 		} else {
@@ -218,7 +202,9 @@ func (e *encoder) encode(c *memory.Chunk) {
 	e.bool(tagGovCanonicalEligible, g.CanonicalEligible)
 	e.f64(tagGovProvenance, g.ProvenanceScore)
 	e.f64(tagGovWeight, g.RetrievalWeight)
-	if g.DuplicateGroupKey != d.duplicateKey {
+	// The reader derives the duplicate key from the text hash it ends up
+	// with (stored, or derived): compare against that.
+	if !memory.IsDuplicateGroupKey(g.DuplicateGroupKey, c, c.TextHash) {
 		e.rawStr(tagGovDuplicateKey, g.DuplicateGroupKey)
 	}
 	e.bool(tagGovCanonicalCandidate, g.CanonicalCandidate)
