@@ -546,11 +546,16 @@ type contextAnalyzer struct {
 // parts returns the context's parts and their terms (shared with the
 // cache: read only).
 func (c contextAnalyzer) parts(ctx string) lexical.Parts {
-	n := strings.Count(ctx, memory.ContextSeparator) + 1 // sized once, not grown
-	p := lexical.Parts{Parts: make([]string, 0, n), Terms: make([][]string, 0, n)}
+	// The parts are gathered on the stack and copied once to their size:
+	// counting the separators first read the context twice.
+	var found [16]string
+	parts := found[:0]
 	for part := range strings.SplitSeq(ctx, memory.ContextSeparator) {
-		p.Parts = append(p.Parts, part)
-		p.Terms = append(p.Terms, c.part(part))
+		parts = append(parts, part)
+	}
+	p := lexical.Parts{Parts: slices.Clone(parts), Terms: make([][]string, len(parts))}
+	for i, part := range p.Parts {
+		p.Terms[i] = c.part(part)
 	}
 	return p
 }

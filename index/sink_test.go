@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -81,6 +82,31 @@ func TestContextAnalyzerOwn_random(t *testing.T) {
 		}
 		if got, want := ca.own(&c, lead), an.Terms(c.OwnText()); !slices.Equal(got, want) {
 			t.Fatalf("own(%q, %q, lead %q) = %q, want %q", c.Title, c.Text, lead, got, want)
+		}
+	}
+}
+
+// TestContextAnalyzerParts: a context's parts are its pieces between the
+// separators, empty ones included, each with its own terms, however many
+// there are (past the 16 gathered on the stack too).
+func TestContextAnalyzerParts(t *testing.T) {
+	an := lexical.NewAnalyzer()
+	ca := contextAnalyzer{an: an, seen: map[string][]string{}}
+	for _, n := range []int{1, 2, 16, 17, 40} {
+		pieces := make([]string, n)
+		for i := range pieces {
+			if i%5 != 3 {
+				pieces[i] = fmt.Sprintf("deploy port %d to staging", 8000+i)
+			}
+		}
+		p := ca.parts(strings.Join(pieces, memory.ContextSeparator))
+		if !slices.Equal(p.Parts, pieces) || len(p.Terms) != n {
+			t.Fatalf("%d parts: got %q with %d term lists", n, p.Parts, len(p.Terms))
+		}
+		for i, part := range pieces {
+			if !slices.Equal(p.Terms[i], an.Terms(part)) {
+				t.Errorf("%d parts: part %d's terms %q, want %q", n, i, p.Terms[i], an.Terms(part))
+			}
 		}
 	}
 }
