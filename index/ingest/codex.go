@@ -37,7 +37,9 @@ import (
 // the transcript of a voice conversation (realtime_item lines) is read as
 // the user's and the assistant's utterances. A /review is the user's
 // request (entered_review_mode) and the reviewer's findings
-// (exited_review_mode) the assistant's answer, and a goal set for a
+// (exited_review_mode) the assistant's answer, read from the
+// item_completed events that carry them in paginated rollouts (newer
+// builds, session_meta history_mode "paginated"), and a goal set for a
 // long-running task (thread_goal_updated) is the user's, once per
 // objective.
 // A sub-agent's rollout (a thread Codex spawned) starts with a copy of
@@ -215,7 +217,7 @@ var (
 		"token_count", "task_started", "task_complete", "turn_started", "turn_complete", "turn_aborted",
 		"context_compacted", "patch_apply_begin", "patch_apply_end", "exec_command_begin", "exec_command_end",
 		"mcp_tool_call_begin", "mcp_tool_call_end", "web_search_begin", "web_search_end",
-		"image_generation_begin", "image_generation_end", "view_image_tool_call", "item_started", "item_completed",
+		"image_generation_begin", "image_generation_end", "view_image_tool_call", "item_started",
 		"plan_update", "turn_diff", "error", "stream_error", "warning", "background_event", "guardian_assessment",
 		"session_configured", "shutdown_complete", "undo_started", "undo_completed", "deprecation_notice",
 		"mcp_startup_update", "mcp_startup_complete", "collab_agent_spawn_end", "collab_agent_interaction_end",
@@ -304,6 +306,10 @@ type codexState struct {
 	// exited_review_mode: the user_message events between them are the
 	// reviewer's thread's, sent on (see reviewRequest).
 	InReview bool `json:"inReview,omitempty"`
+	// ReviewItems is set once a review was read from its item_completed
+	// events: the entered_review_mode and exited_review_mode events of
+	// the rollout are then their copies (see itemCompleted).
+	ReviewItems bool `json:"reviewItems,omitempty"`
 	// Goal is the digest (textKey) of the last goal objective kept:
 	// Codex writes the goal again at every change of its status and
 	// usage.
@@ -684,8 +690,14 @@ func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) er
 		}
 		return h.keepAs(n, "assistant", text, key, streamEvent)
 	case "entered_review_mode":
+		if h.st.ReviewItems {
+			return nil // read from its item
+		}
 		return h.reviewRequest(n, payload)
 	case "exited_review_mode":
+		if h.st.ReviewItems {
+			return nil
+		}
 		return h.reviewFindings(n, payload)
 	case "thread_goal_updated":
 		return h.goal(n, payload)

@@ -179,6 +179,40 @@ func (h *codexHandler) reviewRequest(n int, payload json.RawMessage) error {
 	return h.emit(n, "user", "/review "+what)
 }
 
+// itemCompleted reads an item_completed event: the form a paginated
+// rollout keeps a turn's items in, in place of the legacy events
+// (codex-rs rollout policy.rs, should_persist_event_msg, 2026). Its
+// item is a TurnItem tagged by its variant's name (codex-rs protocol
+// items.rs). A review's request and findings (EnteredReviewMode,
+// ExitedReviewMode) are read as their legacy events are, with the same
+// fields; every other item has a response_item the reader keeps
+// instead (messages), or nothing to remember. Codex emits an item
+// before the legacy event it derives from it, so once a review was read
+// from its items, the legacy review events are copies (ReviewItems).
+func (h *codexHandler) itemCompleted(n int, payload json.RawMessage) error {
+	var e struct {
+		Item json.RawMessage `json:"item"`
+	}
+	if !h.payload(n, payload, "item_completed", &e) {
+		return nil
+	}
+	var item struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(e.Item, &item) != nil {
+		return nil // an item of a shape of its own: not a review
+	}
+	switch item.Type {
+	case "EnteredReviewMode":
+		h.st.ReviewItems = true
+		return h.reviewRequest(n, e.Item)
+	case "ExitedReviewMode":
+		h.st.ReviewItems = true
+		return h.reviewFindings(n, e.Item)
+	}
+	return nil
+}
+
 // payload decodes the payload of line n, of kind what, into v, or
 // reports its unexpected shape.
 func (h *codexHandler) payload(n int, payload json.RawMessage, what string, v any) bool {

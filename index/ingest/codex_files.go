@@ -286,6 +286,9 @@ func (h *codexHandler) line(n int, data []byte) error {
 	if item == "response_item" && head.Type == "agent_message" {
 		h.turn(n) // another agent's message: not read, but a turn
 	}
+	if item == "event_msg" && head.Type == "item_completed" {
+		return h.itemCompleted(n, payload)
+	}
 	if (item == "response_item" && codexQuietItems[head.Type]) || (item == "event_msg" && codexQuietEvents[head.Type]) {
 		return nil
 	}
