@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -481,7 +483,9 @@ const notClaudeAIMemories = "not a Claude.ai export's memories (a JSON list of {
 // what it keeps of the user across conversations, read as the memory
 // notes of other agents are (a Hermes home's, Claude Code's auto
 // memory): a note of agent claude.ai for the account's memory and one
-// for each project's, dated by the file, which holds no time. Each is of
+// for each project's, titled with the project's name when the export
+// holds it (see claudeAIProjectNames), dated by the file, which holds no
+// time. Each is of
 // a subject (the account's, the project's), so that the memory of a
 // later export, which rewrites it, supersedes the one before.
 func readClaudeAIMemories(fc *fileCtx) error {
@@ -500,6 +504,13 @@ func readClaudeAIMemories(fc *fileCtx) error {
 		list = []claudeAIMemory{one}
 	}
 	date := fi.ModTime().In(fc.loc).Format("2006-01-02") // the reader's zone, not time.Local
+	var names map[string]string
+	for _, m := range list {
+		if len(m.ProjectMemories) > 0 {
+			names = claudeAIProjectNames(fc)
+			break
+		}
+	}
 	emit := func(id, title, text string) error {
 		text, redactions := cleanText(text)
 		if !hasContent(text) {
@@ -518,10 +529,83 @@ func readClaudeAIMemories(fc *fileCtx) error {
 		}
 		// In project order, which every read of the file repeats.
 		for _, p := range slices.Sorted(maps.Keys(m.ProjectMemories)) {
-			if err := emit(id+":"+p, "Claude.ai project memory", m.ProjectMemories[p]); err != nil {
+			title := "Claude.ai project memory"
+			if name := names[p]; name != "" {
+				title += ": " + name
+			}
+			if err := emit(id+":"+p, title, m.ProjectMemories[p]); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// claudeAIProjectNames returns the names of the projects of the export
+// whose memories fc reads, by uuid: memories.json names a project by its
+// uuid only, and the export's projects (projects.json beside it, or
+// projects/<uuid>.json in newer exports) give its name. A projects file
+// that is missing or of another shape gives none; its own read reports
+// it. Only the names are kept of projects that also hold every doc's
+// text.
+func claudeAIProjectNames(fc *fileCtx) map[string]string {
+	names := map[string]string{}
+	dir := filepath.Dir(fc.path)
+	paths := []string{filepath.Join(dir, "projects.json")}
+	if entries, err := os.ReadDir(filepath.Join(dir, "projects")); err == nil {
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+				paths = append(paths, filepath.Join(dir, "projects", e.Name()))
+			}
+		}
+	}
+	for _, p := range paths {
+		if fc.ctx.Err() != nil {
+			break
+		}
+		claudeAIReadProjectNames(p, names)
+	}
+	return names
+}
+
+// claudeAIReadProjectNames adds the names of the projects of the file at
+// path (a list of projects, or one project) to names, one project at a
+// time, up to the first that does not decode.
+func claudeAIReadProjectNames(path string, names map[string]string) {
+	f, err := openSource(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	type named struct {
+		UUID string `json:"uuid"`
+		Name string `json:"name"`
+	}
+	add := func(p named) {
+		if name := stateText(p.Name); p.UUID != "" && name != "" {
+			names[p.UUID] = name
+		}
+	}
+	dec := json.NewDecoder(br)
+	if first, _ := firstByte(br); first == '{' {
+		var p named
+		if dec.Decode(&p) == nil {
+			add(p)
+		}
+		return
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return
+	}
+	for dec.More() {
+		var p named
+		if dec.Decode(&p) != nil {
+			return
+		}
+		add(p)
+	}
 }

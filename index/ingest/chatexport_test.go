@@ -713,3 +713,36 @@ func TestReadChatExport_claudeAIVoiceNote(t *testing.T) {
 	}
 	sameRecords(t, got, []string{"c-voice:m1 user: Book the two card fees in March.", "c-voice:m2 assistant: Both are booked on March 31."})
 }
+
+// TestReadChatExport_claudeAIProjectMemoryTitle: a project's memory in
+// memories.json names its project by uuid only; the export's projects
+// (projects.json beside it, or projects/<uuid>.json in newer exports)
+// give the project's name, which titles the memory as the project's own
+// records are titled. A project the export does not hold, or one without
+// a name, leaves the plain title; a projects file that cannot be read
+// changes nothing but the titles.
+func TestReadChatExport_claudeAIProjectMemoryTitle(t *testing.T) {
+	dir := t.TempDir()
+	writeExport(t, dir, "data-2026-11-02/memories.json", `[{"conversations_memory":"","project_memories":{"p-bill":"Ledger entries apply in sequence order.","p-gone":"Asked for weekly digests."},"account_uuid":"acct-1"}]`)
+	writeExport(t, dir, "data-2026-11-02/projects.json", `[{"uuid":"p-bill","name":"Billing","description":"","is_private":true,"is_starter_project":false,"prompt_template":"","created_at":"2026-02-01T09:00:00Z","updated_at":"2026-02-03T09:00:00Z","docs":[{"uuid":"d1","filename":"ledger-spec.md","content":"# Ledger","created_at":"2026-02-02T09:00:00Z"}]}]`)
+	writeExport(t, dir, "data-2026-12-01/memories.json", `[{"conversations_memory":"","project_memories":{"p-ops":"Pages go to the secondary after 15 minutes.","p-anon":"Keeps runbooks short."},"account_uuid":"acct-1"}]`)
+	writeExport(t, dir, "data-2026-12-01/projects/p-ops.json", `{"uuid":"p-ops","name":"Ops on-call","description":"","is_starter_project":false,"prompt_template":"","created_at":"2026-02-01T09:00:00Z","updated_at":"2026-02-03T09:00:00Z","docs":[]}`)
+	writeExport(t, dir, "data-2026-12-01/projects/p-anon.json", `{"uuid":"p-anon","name":" ","is_starter_project":false,"docs":[]}`)
+	recs, problems := collect(t, config.Source{Name: "chats", Kind: config.KindChatExport, Path: dir})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		if r.Layer == "note" {
+			got = append(got, r.ID+" "+r.Title+": "+r.Text)
+		}
+	}
+	want := []string{
+		"memory:acct-1:p-bill Claude.ai project memory: Billing: Ledger entries apply in sequence order.",
+		"memory:acct-1:p-gone Claude.ai project memory: Asked for weekly digests.",
+		"memory:acct-1:p-anon Claude.ai project memory: Keeps runbooks short.",
+		"memory:acct-1:p-ops Claude.ai project memory: Ops on-call: Pages go to the secondary after 15 minutes.",
+	}
+	sameRecords(t, got, want)
+}
