@@ -3,18 +3,15 @@ package daemon
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nova-recall/nova/index"
-	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/novatest"
 	"github.com/nova-recall/nova/internal/swell"
-	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
-	"github.com/nova-recall/nova/paths"
 )
 
 // TestStopDuringLoad: novad stopped (SIGTERM, launchctl bootout) while it
@@ -22,7 +19,8 @@ import (
 // was cut short, not failed. It hashed the whole generation first, the
 // service manager's stop waiting on it. The generation's build report is
 // made a sparse file of 64 GiB (its record and the manifest sealed again
-// to match), far longer than the test's bound to hash.
+// to match), far longer than the test's bound to hash; the test stops
+// novad once its load is hashing it.
 func TestStopDuringLoad(t *testing.T) {
 	cfg, _ := syncedHome(t, `{"id":"port","text":"The staging deploy listens on port 42017."}`+"\n")
 	m, _, err := manifest.Read(cfg.Home.Manifest())
@@ -34,15 +32,10 @@ func TestStopDuringLoad(t *testing.T) {
 	novatest.Must(t, err)
 	run, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	loading := make(chan struct{})
-	s.openActive = func(ctx context.Context, home paths.Home, m *manifest.Manifest, a *lexical.Analyzer, c *generation.Cache) (*index.Served, error) {
-		cancel() // stopped as the load starts
-		close(loading)
-		return index.OpenServed(ctx, home, m, a, c)
-	}
 	stopped := make(chan error, 1)
 	go func() { stopped <- s.Run(run, nil) }()
-	<-loading
+	swell.Await(t, os.Getpid(), filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), stopped)
+	cancel() // stopped while the load hashes the report
 	select {
 	case err := <-stopped:
 		novatest.Must(t, err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,7 +24,8 @@ import (
 // context.Canceled, the active generation unchanged and the candidate
 // dropped; the hash did not look at the context. The active generation's
 // build report is a sparse file of 64 GiB (its record and the manifest
-// sealed again), hashed first, far longer than the test's bound. The
+// sealed again), hashed first, far longer than the test's bound; the
+// test cancels once the sync is hashing it. The
 // same holds for the hash of the active generation's files changed since
 // its promotion, which a sync makes before it builds.
 func TestSync_cancelledWhileHashingTheActive(t *testing.T) {
@@ -67,25 +69,29 @@ func TestSync_cancelledWhileHashingTheActive(t *testing.T) {
 
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			// Whether the candidate was verified before the active
+			// generation's report was hashed: the hash after the
+			// verification, not the one the build makes first.
+			var verified atomic.Bool
 			ix := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: now, Hook: func(step string) {
-				if step == index.StepVerifyRecordRead && !early {
-					// The candidate's verification of a few small files, then the
-					// hash of the active generation.
-					time.AfterFunc(500*time.Millisecond, cancel)
+				if step == index.StepVerifyRecordRead {
+					verified.Store(true)
 				}
 			}})
-			if early {
-				time.AfterFunc(500*time.Millisecond, cancel)
-			}
 			done := make(chan error, 1)
 			go func() {
 				_, err := ix.Sync(ctx)
 				done <- err
 			}()
+			swell.Await(t, os.Getpid(), filepath.Join(cfg.Home.IndexDir(), m.GenerationPath), done)
+			if verified.Load() == early {
+				t.Fatalf("the active generation's report hashed with the candidate verified %v; want %v", verified.Load(), !early)
+			}
+			cancel()
 			select {
 			case err = <-done:
-			case <-time.After(15 * time.Second):
-				t.Fatal("the sync still runs 15 s after it started, its context cancelled after 0.5 s")
+			case <-time.After(10 * time.Second):
+				t.Fatal("the sync still runs 10 s after its context was cancelled")
 			}
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("sync cancelled while it hashed the active generation: %v; want context.Canceled", err)
