@@ -475,7 +475,7 @@ func (x *Indexer) promote(ctx context.Context, runID, by string) (*PromoteResult
 		}
 	}
 	x.opts.Hook(StepGenerationMoved)
-	res, err := x.activate(cand, by, nil)
+	res, err := x.activate(ctx, cand, by, nil)
 	if err != nil {
 		return nil, x.interrupted(cand.RunID, err)
 	}
@@ -508,10 +508,11 @@ func (e *interruptedError) Error() string {
 func (e *interruptedError) Unwrap() error { return e.err }
 
 // activate writes the manifest naming cand, records it, and applies
-// retention. The lock is held.
+// retention, which a cancelled ctx cuts short (the promotion stands). The
+// lock is held.
 // damaged names generations found damaged on the way (a rollback's full
 // check sees rot a quick check cannot): retention removes them first.
-func (x *Indexer) activate(cand *manifest.Manifest, by string, damaged []string) (*PromoteResult, error) {
+func (x *Indexer) activate(ctx context.Context, cand *manifest.Manifest, by string, damaged []string) (*PromoteResult, error) {
 	prev, replaced := "", ""
 	if m, _, err := manifest.Read(x.home.Manifest()); err == nil {
 		prev = m.RunID
@@ -544,7 +545,7 @@ func (x *Indexer) activate(cand *manifest.Manifest, by string, damaged []string)
 	if replaced != "" && removeRunDir(x.home.Generations(), replaced, x) {
 		_ = appendHistory(x.home.History(), Event{Time: x.opts.Now().UTC(), Event: EventPrune, RunID: m.RunID, Deleted: []string{replaced}, Note: "replaced by its compaction"})
 	}
-	deleted := x.retain(m.RunID, prev, damaged)
+	deleted := x.retain(ctx, m.RunID, prev, damaged)
 	if deleted == nil {
 		deleted = []string{} // [] in JSON: a list, even empty
 	}
@@ -754,7 +755,7 @@ func (x *Indexer) Rollback(ctx context.Context, toRunID string) (res *PromoteRes
 	if err != nil {
 		return nil, err
 	}
-	res, err = x.activate(cand, "rollback", damaged)
+	res, err = x.activate(ctx, cand, "rollback", damaged)
 	if err != nil {
 		return nil, err
 	}

@@ -31,11 +31,14 @@ import (
 // the manifest rename but before the history append). Generations named
 // in damaged (a caller's full check found them so) are never kept. Only directories
 // named like run ids directly under our directories are ever removed;
-// symlinks are not followed.
-func (x *Indexer) retain(active, previous string, damaged []string) []string {
+// symlinks are not followed. A cancelled ctx (Ctrl-C) stops a check's
+// hash; when it cut one short, which generations to keep is not known,
+// and retention removes none this time (the next promotion's does).
+func (x *Indexer) retain(ctx context.Context, active, previous string, damaged []string) []string {
 	// Each generation is checked once: the replaced one is also the most
 	// recently active, and a damaged one was checked, and logged, twice.
 	checked := map[string]bool{}
+	cut := false
 	intact := func(id string) bool {
 		if ok, done := checked[id]; done {
 			return ok
@@ -44,9 +47,12 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 		if ok {
 			rec, err := readCandidateRecord(x.home.Generation(id))
 			if err == nil {
-				err = CheckGeneration(context.Background(), x.home, rec, Quick)
+				err = CheckGeneration(ctx, x.home, rec, Quick)
 			}
 			switch {
+			case err != nil && ctx.Err() != nil:
+				// Interrupted, not damaged.
+				cut, err = true, nil
 			case errors.Is(err, manifest.ErrNewerFormat):
 				// Kept below, beyond the count: it is not this build's.
 				err = errNewer
@@ -80,6 +86,10 @@ func (x *Indexer) retain(active, previous string, damaged []string) []string {
 	}
 	var deleted []string
 	for _, id := range x.generationIDs() {
+		if cut {
+			x.log.Debug("Retention removes no generation: Ctrl-C cut its checks short")
+			break
+		}
 		if !keep[id] && x.newerFormat(x.home.Generation(id)) {
 			// A newer Nova's generation, after a downgrade: never this
 			// build's to delete, nor counted among the ones it keeps.
