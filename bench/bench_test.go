@@ -108,7 +108,7 @@ func loadFixture(b *testing.B, n int) *fixture {
 		b.Fatal(err)
 	}
 	an := lexical.NewAnalyzer()
-	_, g, err := index.OpenActive(cfg.Home, an)
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, an)
 	if err != nil {
 		b.Fatal(err)
 	}

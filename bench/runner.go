@@ -224,7 +224,7 @@ func runSize(ctx context.Context, opts Options, root string, n int, keep bool) (
 	releaseMemory()
 	rssBefore, _ := selfMemory()
 	t0 := time.Now()
-	m, g, err := index.OpenActiveContext(ctx, home, analyzer)
+	m, g, err := index.OpenActive(ctx, home, analyzer)
 	if err != nil {
 		return sr, fmt.Errorf("load generation: %w", err)
 	}

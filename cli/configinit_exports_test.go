@@ -88,7 +88,7 @@ func TestConfigInit_notesExports(t *testing.T) {
 	if code, out, errOut := runCLI(context.Background(), env, "index", "sync", "--in-process"); code != ExitOK {
 		t.Fatalf("index sync: exit %d\n%s%s", code, out, errOut)
 	}
-	_, g, err := index.OpenActive(home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}

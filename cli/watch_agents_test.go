@@ -45,7 +45,7 @@ func (w *runningWatcher) until(what string, done func(*manifest.Manifest, *gener
 	t := w.t
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if m, g, err := index.OpenActive(w.home, lexical.NewAnalyzer()); err == nil && done(m, g) {
+		if m, g, err := index.OpenActive(context.Background(), w.home, lexical.NewAnalyzer()); err == nil && done(m, g) {
 			return
 		}
 		select {

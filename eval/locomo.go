@@ -492,7 +492,7 @@ func RunLoCoMo(ctx context.Context, path string, opts LoCoMoOptions) (*LoCoMoRep
 			return nil, nil, c, 0, fmt.Errorf("index the LoCoMo turns: %w", err)
 		}
 		ms := time.Since(t0).Milliseconds()
-		_, g, err := index.OpenActiveContext(ctx, c.Home, analyzer)
+		_, g, err := index.OpenActive(ctx, c.Home, analyzer)
 		if err != nil {
 			return nil, nil, c, 0, err
 		}

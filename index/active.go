@@ -23,15 +23,9 @@ import (
 // OpenActive reads home's manifest and opens the generation it names,
 // verifying every file against the manifest's sums: the generation novad
 // would serve. It returns manifest.ErrNoManifest when nothing is promoted.
-// It cannot be stopped: a caller that can be (Ctrl-C) uses
-// OpenActiveContext.
-func OpenActive(home paths.Home, analyzer *lexical.Analyzer) (*manifest.Manifest, *generation.Generation, error) {
-	return OpenActiveContext(context.Background(), home, analyzer)
-}
-
-// OpenActiveContext is OpenActive stopped by ctx: a cancelled ctx stops
-// the checksums with an error wrapping ctx's, which is no damage.
-func OpenActiveContext(ctx context.Context, home paths.Home, analyzer *lexical.Analyzer) (*manifest.Manifest, *generation.Generation, error) {
+// A cancelled ctx (Ctrl-C) stops the checksums with an error wrapping
+// ctx's, which is no damage.
+func OpenActive(ctx context.Context, home paths.Home, analyzer *lexical.Analyzer) (*manifest.Manifest, *generation.Generation, error) {
 	m, _, err := manifest.Read(home.Manifest())
 	if err != nil {
 		return nil, nil, err

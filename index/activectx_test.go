@@ -15,11 +15,11 @@ import (
 	"github.com/nova-recall/nova/lexical"
 )
 
-// TestOpenActiveContext_cancelled: a cancelled context stops the
+// TestOpenActive_cancelled: a cancelled context stops the
 // checksums of the active generation's load (novactl bench's, eval's)
 // with context.Canceled, not damage. Its build report is a sparse file
 // of 64 GiB; the test cancels once the load is hashing it.
-func TestOpenActiveContext_cancelled(t *testing.T) {
+func TestOpenActive_cancelled(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "memories.jsonl")
 	writeFile(t, src, jsonlLines(t, baseRecords()...))
@@ -31,7 +31,7 @@ func TestOpenActiveContext_cancelled(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := index.OpenActiveContext(ctx, cfg.Home, lexical.NewAnalyzer())
+		_, _, err := index.OpenActive(ctx, cfg.Home, lexical.NewAnalyzer())
 		done <- err
 	}()
 	swell.Await(t, os.Getpid(), cfg.Home.Generation(active), done)

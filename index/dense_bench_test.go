@@ -44,7 +44,7 @@ func BenchmarkDenseMethods(b *testing.B) {
 	if root == "" {
 		b.Skip("set NOVA_BENCH_HOME to a home with an active generation")
 	}
-	_, g, err := index.OpenActive(paths.Home{Root: root}, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), paths.Home{Root: root}, lexical.NewAnalyzer())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -153,7 +153,7 @@ func syncOK(t testing.TB, ix *index.Indexer) *index.SyncResult {
 // active reads and validates the active manifest and loads its generation.
 func active(t testing.TB, home paths.Home) (*manifest.Manifest, *generation.Generation) {
 	t.Helper()
-	m, g, err := index.OpenActive(home, lexical.NewAnalyzer())
+	m, g, err := index.OpenActive(context.Background(), home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatalf("open the active generation: %v", err)
 	}
@@ -219,7 +219,7 @@ func dirNames(t testing.TB, dir string) []string {
 func fmtIDs(ids []string) string { return fmt.Sprintf("%q", ids) }
 
 func TestOpenActiveWithNothingPromoted(t *testing.T) {
-	_, _, err := index.OpenActive(paths.Home{Root: t.TempDir()}, lexical.NewAnalyzer())
+	_, _, err := index.OpenActive(context.Background(), paths.Home{Root: t.TempDir()}, lexical.NewAnalyzer())
 	if !errors.Is(err, manifest.ErrNoManifest) {
 		t.Fatalf("OpenActive on an empty home = %v, want manifest.ErrNoManifest", err)
 	}

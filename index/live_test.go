@@ -43,7 +43,7 @@ func watchLive(t *testing.T, cfg config.Config) {
 // memoryOf lists what the active generation holds, "path|record id|text",
 // paths relative to root.
 func memoryOf(cfg config.Config, root string) []string {
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		return []string{"no active generation: " + err.Error()}
 	}

@@ -225,7 +225,7 @@ func TestSync_rebuildsPastAFileChangedInPlace(t *testing.T) {
 			t.Fatalf("source changed %v: mode %s, active %s (was %s), want a full rebuild", changeSource, r.Build.Mode, r.Active(), active)
 		}
 		active = r.Active()
-		if _, _, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer()); err != nil {
+		if _, _, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer()); err != nil {
 			t.Errorf("the rebuilt generation does not verify: %v", err)
 		}
 	}

@@ -87,7 +87,7 @@ func identifierHome(t *testing.T, records []struct{ id, text string }) (*search.
 	if _, err := ix.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func buildJSONL(t *testing.T, records ...map[string]any) *search.Snapshot {
 	if _, err := ix.Sync(context.Background()); err != nil {
 		t.Fatalf("Sync: %v", err)
 	}
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func TestDateFilter_localDayEverywhere(t *testing.T) {
 	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}

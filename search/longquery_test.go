@@ -50,7 +50,7 @@ func pasteCorpus(t testing.TB, n int, extra ...bench.Record) *search.Snapshot {
 	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}

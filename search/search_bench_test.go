@@ -39,7 +39,7 @@ func benchCorpus(b testing.TB, n int) (*bench.Corpus, *generation.Generation) {
 	if _, err := index.New(cfg, index.Options{NoRemote: true}).Sync(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func snapshot(t testing.TB) *search.Snapshot {
 			fixture.err = err
 			return
 		}
-		_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+		_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 		if err != nil {
 			fixture.err = err
 			return

@@ -36,7 +36,7 @@ func (h *liveHome) sync(t *testing.T) *search.Snapshot {
 	if _, err := ix.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_, g, err := index.OpenActive(h.cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), h.cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}

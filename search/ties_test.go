@@ -39,7 +39,7 @@ func TestExactTiesFollowIDsAfterDelta(t *testing.T) {
 		if _, err := ix.Sync(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+		_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,7 +50,7 @@ func buildChunks(t *testing.T, maxChars, overlap int, records ...map[string]any)
 	if _, err := ix.Sync(context.Background()); err != nil {
 		t.Fatalf("Sync: %v", err)
 	}
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}

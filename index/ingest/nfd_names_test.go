@@ -30,7 +30,7 @@ func TestSearch_unicodeForms(t *testing.T) {
 		"Quán phở.md":                      "# Quán phở\n\nQuán phở gần văn phòng đóng cửa lúc 21 giờ.\n",
 	}
 	cfg, now := syncSource(t, config.Source{Kind: config.KindMarkdown}, files)
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func recall(t *testing.T, kind, rel, content string, queries ...string) string {
 func recallFiles(t *testing.T, src config.Source, files map[string]string, queries ...string) string {
 	t.Helper()
 	cfg, now := syncSource(t, src, files)
-	_, g, err := index.OpenActive(cfg.Home, lexical.NewAnalyzer())
+	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
 		t.Fatal(err)
 	}
