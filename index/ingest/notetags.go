@@ -15,8 +15,8 @@ import (
 // whole note. readMarkdown decides which section each tag belongs to.
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
-// blank (the no-break and ideographic spaces too) or at the start of a
-// line, of letters with their combining marks (an accent written
+// blank (the no-break and ideographic spaces too), at the start of a
+// line or right after another tag (findTags: "#a#b"), of letters with their combining marks (an accent written
 // decomposed, a Hindi or Thai vowel sign), digits, "_", "-" and "/"; or
 // Logseq's tag of several words, #[[machine learning]].
 var inlineTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
@@ -327,15 +327,31 @@ func findTags(p string) []foundTag {
 		text = string(rest)
 	}
 	for _, m := range inlineTagIndex(text) {
-		var tag string
-		for g := 2; g < len(m); g += 2 {
-			if m[g] >= 0 {
-				tag += strings.TrimSpace(text[m[g]:m[g+1]])
+		for {
+			var tag string
+			for g := 2; g < len(m); g += 2 {
+				if m[g] >= 0 {
+					tag += strings.TrimSpace(text[m[g]:m[g+1]])
+				}
 			}
-		}
-		// A number is no tag: issue #123.
-		if !digitsOnly(tag) {
-			tags = append(tags, foundTag{m[0], m[1], tag})
+			// A number is no tag: issue #123.
+			if !digitsOnly(tag) {
+				tags = append(tags, foundTag{m[0], m[1], tag})
+			}
+			// A "#" right after a tag starts another: Obsidian reads
+			// "#a#b" as the tags a and b, not "a" alone.
+			end := m[1]
+			if end >= len(text) || text[end] != '#' {
+				break
+			}
+			if m = inlineTagAfter.FindStringSubmatchIndex(text[end:]); m == nil {
+				break
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += end
+				}
+			}
 		}
 	}
 	// In the order they are written.

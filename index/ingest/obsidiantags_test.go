@@ -206,3 +206,20 @@ func TestRead_frontMatterNumberTags(t *testing.T) {
 		}},
 	})
 }
+
+// TestRead_adjacentTags: a "#" right after a tag starts another, as
+// Obsidian reads "#Bob#Alice" as the two tags Bob and Alice (forum.obsidian.md
+// t/what-is-the-formal-syntax-surrounding-tags/12949: "a tag can be
+// prefixed by a tag"); it was the one tag Bob. A "#" after a word that is
+// no tag is still none ("x#a#b", "C#").
+func TestRead_adjacentTags(t *testing.T) {
+	checkSectionTags(t, []sectionTagCase{
+		{"text", "## Trip\nGo #travel#lisbon and #a#b#c, not x#no#no2 or C#.\n", map[string][]string{
+			"n.md#trip": {"travel", "lisbon", "a", "b", "c"},
+		}},
+		{"tag line", "#pinned#area/home\n## Trip\nGo.\n", map[string][]string{
+			"n.md#top":  {"pinned", "area/home"},
+			"n.md#trip": {"pinned", "area/home"},
+		}},
+	})
+}
