@@ -15,11 +15,12 @@ import (
 // whole note. readMarkdown decides which section each tag belongs to.
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
-// blank (the no-break and ideographic spaces too), at the start of a
-// line or right after another tag (findTags: "#a#b"), of letters with their combining marks (an accent written
+// blank (the no-break and ideographic spaces too) or a pipe (a table
+// cell's text is read on its own: "|#a|"), at the start of a line or
+// right after another tag (findTags: "#a#b"), of letters with their combining marks (an accent written
 // decomposed, a Hindi or Thai vowel sign), digits, "_", "-" and "/"; or
 // Logseq's tag of several words, #[[machine learning]].
-var inlineTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
+var inlineTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
 
 // inlineTagAfter is inlineTag from its "#" on, anchored there: see
 // inlineTagIndex.
@@ -41,9 +42,9 @@ func inlineTagIndex(text string) [][]int {
 		start := i
 		if i > 0 {
 			// inlineTag's blank: \s (ASCII), the no-break or the
-			// ideographic space.
+			// ideographic space; or a pipe.
 			r, size := utf8.DecodeLastRuneInString(text[:i])
-			if r != ' ' && r != '\t' && r != '\n' && r != '\f' && r != '\r' && r != '\u00a0' && r != '\u3000' {
+			if r != ' ' && r != '\t' && r != '\n' && r != '\f' && r != '\r' && r != '\u00a0' && r != '\u3000' && r != '|' {
 				continue
 			}
 			start = i - size
@@ -66,8 +67,9 @@ func inlineTagIndex(text string) [][]int {
 
 // bearTag is Bear's tag of several words, closed by a "#" right after
 // its last word: "#multi word tag#". Its words cross no NUL, code or
-// math blanked (lineTags).
-var bearTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}])#([\p{L}\p{N}_/-][^#\n\x00]*[^\s\x{A0}\x{3000}#])#`)
+// math blanked (lineTags), nor a pipe: a table row's cells
+// ("|#a|notes#|") are no tag's words.
+var bearTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#([\p{L}\p{N}_/-][^#|\n\x00]*[^\s\x{A0}\x{3000}#|])#`)
 
 // inlineTags are the #tags in prose (a line's text outside code): Bear's
 // of several words (bearTag), then the others (inlineTag). Bear's is one

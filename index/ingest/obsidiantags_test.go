@@ -223,3 +223,19 @@ func TestRead_adjacentTags(t *testing.T) {
 		}},
 	})
 }
+
+// TestRead_tagInTableCell: a #tag that opens a table cell with no blank
+// before it ("|#travel|") is a tag, as Obsidian reads a cell's text on
+// its own and reads a tag after a pipe, escaped too (forum.obsidian.md
+// t/what-is-the-formal-syntax-surrounding-tags/12949: "a tag can be
+// prefixed by a tag or an escaped pipe"); only a padded cell's was.
+func TestRead_tagInTableCell(t *testing.T) {
+	checkSectionTags(t, []sectionTagCase{
+		{"table", "## Trips\n|Place|Tags|\n|---|---|\n|Lisbon|#travel|\n| Porto | #food |\n|x|#a#b|\n|#food|C#|\n|#wine|notes#|\n", map[string][]string{
+			"n.md#trips": {"travel", "food", "a", "b", "wine"},
+		}},
+		{"escaped pipe", "## Trip\nGo a\\|#travel b|c, not x#no.\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+	})
+}
