@@ -66,7 +66,7 @@ func FuzzInlineTagIndex(f *testing.F) {
 // TestInlineTagIndex_random compares inlineTagIndex with inlineTag on
 // random strings of the characters that matter to a tag.
 func TestInlineTagIndex_random(t *testing.T) {
-	alphabet := []string{" ", "\t", "\n", "\f", "\r", "\v", "\u3000", "\u00a0", "#", "#", "#", "[", "[[", "]]", "]", "|", "a", "é", "\u0301", "1", "_", "/", "-", ".", "\xff", "\xe3\x80", "タ"}
+	alphabet := []string{" ", "\t", "\n", "\f", "\r", "\v", "\u3000", "\u00a0", "#", "#", "#", "[", "[[", "]]", "]", "|", "a", "é", "\u0301", "1", "_", "/", "-", ".", "\xff", "\xe3\x80", "タ", "🚀", "🏽", "‼"}
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for range 50000 {
 		var b strings.Builder

@@ -17,14 +17,16 @@ import (
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
 // blank (the no-break and ideographic spaces too) or a pipe (a table
 // cell's text is read on its own: "|#a|"), at the start of a line or
-// right after another tag (findTags: "#a#b"), of letters with their combining marks (an accent written
-// decomposed, a Hindi or Thai vowel sign), digits, "_", "-" and "/"; or
-// Logseq's tag of several words, #[[machine learning]].
-var inlineTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
+// right after another tag (findTags: "#a#b"); of letters with their
+// combining marks (an accent written decomposed, a Hindi or Thai vowel
+// sign), digits, emoji (symbols, with their skin tones and variation
+// selectors: "#🚀launch", "#idea💡"), "_", "-" and "/"; or Logseq's tag
+// of several words, #[[machine learning]].
+var inlineTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}\p{So}_/-][\p{L}\p{M}\p{N}\p{So}\x{1F3FB}-\x{1F3FF}_/-]*))`)
 
 // inlineTagAfter is inlineTag from its "#" on, anchored there: see
 // inlineTagIndex.
-var inlineTagAfter = regexp.MustCompile(`^#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}_/-][\p{L}\p{M}\p{N}_/-]*))`)
+var inlineTagAfter = regexp.MustCompile(`^#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}\p{So}_/-][\p{L}\p{M}\p{N}\p{So}\x{1F3FB}-\x{1F3FF}_/-]*))`)
 
 // inlineTagIndex is inlineTag.FindAllStringSubmatchIndex(text, -1): it
 // looks for a "#" after a blank (or at the start) and tries the pattern
@@ -69,7 +71,7 @@ func inlineTagIndex(text string) [][]int {
 // its last word: "#multi word tag#". Its words cross no NUL, code or
 // math blanked (lineTags), nor a pipe: a table row's cells
 // ("|#a|notes#|") are no tag's words.
-var bearTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#([\p{L}\p{N}_/-][^#|\n\x00]*[^\s\x{A0}\x{3000}#|])#`)
+var bearTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#([\p{L}\p{N}\p{So}_/-][^#|\n\x00]*[^\s\x{A0}\x{3000}#|])#`)
 
 // inlineTags are the #tags in prose (a line's text outside code): Bear's
 // of several words (bearTag), then the others (inlineTag). Bear's is one

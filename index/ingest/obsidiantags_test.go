@@ -239,3 +239,21 @@ func TestRead_tagInTableCell(t *testing.T) {
 		}},
 	})
 }
+
+// TestRead_emojiTags: a #tag may hold emoji, first or after a word
+// ("#🚀launch", "#idea💡", a skin tone, a flag), as Obsidian reads it: its
+// tag is "#" and anything but blanks and punctuation (the pattern of its
+// app.js, in blacksmithgu/obsidian-dataview pull 1608; emoji tags in
+// obsidianmd/obsidian-help pull 1016). They were no tag, or cut short.
+// Punctuation still ends one ("‼", "!").
+func TestRead_emojiTags(t *testing.T) {
+	checkSectionTags(t, []sectionTagCase{
+		{"text", "## Plan\nShip #🚀launch and #idea💡, #👍🏽 #done✅ #🇵🇹 #a‼b #c!d\n", map[string][]string{
+			"n.md#plan": {"🚀launch", "idea💡", "👍🏽", "done✅", "🇵🇹", "a", "c"},
+		}},
+		{"tag line", "#🚀launch #idea💡\n## Plan\nGo.\n", map[string][]string{
+			"n.md#top":  {"🚀launch", "idea💡"},
+			"n.md#plan": {"🚀launch", "idea💡"},
+		}},
+	})
+}
