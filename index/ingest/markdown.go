@@ -163,9 +163,13 @@ func readMarkdown(fc *fileCtx) error {
 	tags := uniqueTags(append(frontMatterTags(fm.Tags), frontMatterTags(fm.Tag)...))
 	if fmLines > 0 {
 		// Obsidian counts no front matter tag of digits alone (it
-		// strikes it out), as it counts no #1984 in text. A Logseq
-		// page's "tags:: 2024" links the page 2024, and stays.
-		tags = slices.DeleteFunc(tags, digitsOnly)
+		// strikes it out), as it counts no #1984 in text, nor one with a
+		// blank in it ("my tag" in a list: a string's are parted at its
+		// blanks). A Logseq page's "tags:: 2024" or "[[machine
+		// learning]]" links that page, and stays.
+		tags = slices.DeleteFunc(tags, func(t string) bool {
+			return digitsOnly(t) || strings.ContainsFunc(t, unicode.IsSpace)
+		})
 	}
 	docTitle := strings.TrimSpace(title)
 	if docTitle == "" {

@@ -257,3 +257,23 @@ func TestRead_emojiTags(t *testing.T) {
 		}},
 	})
 }
+
+// TestRead_frontMatterTagWithSpace: a front matter list's tag with a
+// blank in it ("my tag") is no tag, as Obsidian drops it (its
+// parseFrontMatterTags keeps no tag with a space; "Tags can't contain
+// blank spaces", help.obsidian.md/tags, as rps321321/obsidian-mcp-pro
+// pull 194 follows it); it was the one tag "my tag", which no #tag in
+// text can name. A Logseq page's "tags:: [[machine learning]]" is a page
+// of several words, and stays (TestRead_logseqPageProperties).
+func TestRead_frontMatterTagWithSpace(t *testing.T) {
+	var tests []sectionTagCase
+	for name, fm := range map[string]string{
+		"list":          "---\ntags: [my tag, work]\n---",
+		"list in lines": "---\ntags:\n  - my tag\n  - work\n  - \"tab\\tbed\"\n---",
+		"tag":           "---\ntag: [\"my tag\", work]\n---",
+		"TOML":          "+++\ntags = [\"my tag\", \"work\"]\n+++",
+	} {
+		tests = append(tests, sectionTagCase{name, fm + "\n## Trip\nGo.\n", map[string][]string{"n.md#trip": {"work"}}})
+	}
+	checkSectionTags(t, tests)
+}
