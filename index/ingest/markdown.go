@@ -93,7 +93,7 @@ var (
 // Evernote note with (yarleDates), applies to every section, as do the
 // tags of a line of tags alone the note opens with (topTags); a #tag in
 // a section's text or heading tags that section alone (none in code,
-// math or an HTML comment). The date is its date, created, updated,
+// math, an HTML comment or an HTML block). The date is its date, created, updated,
 // modified or lastmod, the first that reads as one, else the date the
 // file name gives (see nameDate) or its folders and name (folderDay),
 // else the file's modification time; a section under a heading that

@@ -11,7 +11,7 @@ import (
 
 // The #tags of a note's text, as Obsidian reads them (Bear's and
 // Logseq's forms too): where a tag may start and what it holds, what
-// hides one (code, math, HTML comments), and the tag lines that tag a
+// hides one (code, math, HTML comments and blocks), and the tag lines that tag a
 // whole note. readMarkdown decides which section each tag belongs to.
 
 // inlineTag is a #tag in a note's text, as Obsidian reads one: after a
@@ -125,24 +125,100 @@ func headingTags(h string) []string {
 
 // hiddenSpans follows a section's lines (outside code blocks) for the
 // spans that are text but hold no #tag, as Obsidian reads none there:
-// math, $...$ in a line and $$...$$ in a line or across lines, and HTML
-// comments, <!-- ... --> in a line or across lines. (Its %% comments are
-// cut before, see withoutComments.) A $$ block opens only where a later
-// line holds a "$$" that may close it: "$$$ money" hides nothing after
-// it. The zero value is outside both, and opens no $$ block (see
-// newHiddenSpans).
+// math, $...$ in a line and $$...$$ in a line or across lines, HTML
+// comments, <!-- ... --> in a line or across lines, and HTML blocks
+// (htmlBlockStart). (Its %% comments are cut before, see
+// withoutComments.) A $$ block opens only where a later line holds a
+// "$$" that may close it: "$$$ money" hides nothing after it. The zero
+// value is outside all, and opens no $$ or HTML block: a heading's text
+// is neither (see newHiddenSpans).
 type hiddenSpans struct {
 	math    bool // a $$ block is open
 	comment bool // an HTML comment is open
 	// lastDollars is the index of the last line that holds "$$": a
 	// block opens only before it.
 	lastDollars int
+	// blocks: HTML blocks open (lines of text, not a heading's).
+	blocks bool
+	// html is the HTML block open: its kind (htmlBlockStart), 0 for none.
+	html int
+	// para: the line before (the last followed, the one just before
+	// it) is a paragraph's, which a line of one HTML tag alone does not
+	// break.
+	para bool
+	last int // 1 + the index of the last line followed
 }
 
 // newHiddenSpans follows lines, which it looks ahead in for the "$$"
 // that closes a block.
 func newHiddenSpans(lines []string) hiddenSpans {
-	return hiddenSpans{lastDollars: lastDollarsLine(lines)}
+	return hiddenSpans{lastDollars: lastDollarsLine(lines), blocks: true}
+}
+
+// htmlBlockStarts are the lines that open an HTML block, as CommonMark
+// reads them, by kind (1 to 7, its numbers; 2, a comment, is followed as
+// comments are): <pre>, <script>, <style> or <textarea> up to their
+// closing tag; <?...?>; <!X...>; <![CDATA[...]]>; a block element's tag
+// (<div>, <p>, <table>, </div>...) up to a blank line; and any other tag
+// alone on its line, up to a blank line too, where it breaks no
+// paragraph.
+var htmlBlockStarts = [...]*regexp.Regexp{
+	1: regexp.MustCompile(`^ {0,3}<(?i:pre|script|style|textarea)(?:[ \t>]|$)`),
+	3: regexp.MustCompile(`^ {0,3}<\?`),
+	4: regexp.MustCompile(`^ {0,3}<![A-Za-z]`),
+	5: regexp.MustCompile(`^ {0,3}<!\[CDATA\[`),
+	6: regexp.MustCompile(`^ {0,3}</?(?i:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[ \t]|/?>|$)`),
+	7: regexp.MustCompile(`^ {0,3}(?:<[A-Za-z][A-Za-z0-9-]*(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^ \t"'=<>\x60]+|'[^']*'|"[^"]*"))?)*[ \t]*/?>|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$`),
+}
+
+// htmlBlockEnds are the texts that close an HTML block of the kind, in
+// the line that holds them; the others close at a blank line.
+var htmlBlockEnds = [...]*regexp.Regexp{
+	1: regexp.MustCompile(`(?i)</(?:pre|script|style|textarea)>`),
+	3: regexp.MustCompile(`\?>`),
+	4: regexp.MustCompile(`>`),
+	5: regexp.MustCompile(`\]\]>`),
+}
+
+// htmlBlockStart returns the kind of HTML block line opens
+// (htmlBlockStarts), or 0. para: it follows a paragraph's line.
+func htmlBlockStart(line string, para bool) int {
+	for kind, re := range htmlBlockStarts {
+		if re != nil && (kind != 7 || !para) && re.MatchString(line) {
+			return kind
+		}
+	}
+	return 0
+}
+
+// htmlBlock returns whether line, the nth followed, is in an HTML block
+// (one it opens, too), and notes where blocks open and close. A blank
+// line closes one of kinds 6 and 7, and is in none.
+func (h *hiddenSpans) htmlBlock(n int, line string) bool {
+	trimmed := strings.TrimLeft(line, " \t")
+	blank := trimmed == ""
+	para := h.para && h.last == n // the line just before is followed
+	h.last = n + 1
+	if h.html == 0 {
+		// The common line, which opens none, left without a pattern's
+		// scan; the patterns allow up to three spaces before its "<".
+		if !h.blocks || h.math || h.comment || !strings.HasPrefix(trimmed, "<") {
+			h.para = !blank && !h.math
+			return false
+		}
+		if h.html = htmlBlockStart(line, para); h.html == 0 {
+			h.para = true
+			return false
+		}
+	} else if blank && h.html >= 6 {
+		h.html, h.para = 0, false
+		return false
+	}
+	if h.html < len(htmlBlockEnds) && htmlBlockEnds[h.html] != nil && htmlBlockEnds[h.html].MatchString(line) {
+		h.html = 0
+	}
+	h.para = false
+	return true
 }
 
 // lastDollarsLine is the index of the last of lines that holds "$$", or
@@ -161,10 +237,13 @@ func lastDollarsLine(lines []string) int {
 // the blocks it opens or closes. A blanked byte is NUL, which is no
 // blank a tag may follow: a "#" right after math or a comment ("$x$#y")
 // is no tag, as it was none when the "$" was before it. shown reports
-// whether the line has anything but blanks outside comments (math is
-// shown). A "$" or "<!--" in a code span opens nothing, nor does an
+// whether the line has anything but blanks outside comments (math and
+// HTML blocks are shown). A "$" or "<!--" in a code span opens nothing, nor does an
 // escaped "\$".
 func (h *hiddenSpans) text(n int, line string) (_ string, shown bool) {
+	if h.htmlBlock(n, line) {
+		return strings.Repeat("\x00", len(line)), strings.TrimSpace(line) != ""
+	}
 	if !h.math && !h.comment && strings.IndexByte(line, '$') < 0 && !strings.Contains(line, "<!--") {
 		// The common line, left without a scan.
 		return line, strings.TrimSpace(line) != ""

@@ -277,3 +277,50 @@ func TestRead_frontMatterTagWithSpace(t *testing.T) {
 	}
 	checkSectionTags(t, tests)
 }
+
+// TestRead_tagsInHTMLBlock: a "#" in an HTML block (CommonMark's: a
+// line that opens with <div>, <p>, <table>..., up to a blank line; a
+// line of one tag alone, which does not break a paragraph; <pre>,
+// <script>, <style> up to their closing tag) is no tag, as Obsidian reads
+// none there: it renders no Markdown inside one (forum.obsidian.md
+// t/markup-tags-inside-html/75810: "Markdown only works in inline HTML
+// ... I wouldn't expect them to work in HTML blocks"; mattcone/
+// markdown-guide pull 158). They tagged the section, or the whole note
+// from its top. A tag in inline HTML in a paragraph ("<span>Go
+// #travel</span>") is still one, as Obsidian indexes it there (the same
+// thread), and so is one after the blank line that ends the block.
+func TestRead_tagsInHTMLBlock(t *testing.T) {
+	checkSectionTags(t, []sectionTagCase{
+		{"div", "## Trip\nGo #travel\n<div>x #no</div>\n\nAfter #after\n", map[string][]string{
+			"n.md#trip": {"travel", "after"},
+		}},
+		{"div across lines", "## Trip\n<div class=\"box\">\n#no and #no2\n</div>\n\n#after\n", map[string][]string{
+			"n.md#trip": {"after"},
+		}},
+		{"p and table", "## Trip\n<p>Go #no</p>\n\n<TABLE><tr><td>#no2</td></tr></TABLE>\n\n#after\n", map[string][]string{
+			"n.md#trip": {"after"},
+		}},
+		{"pre up to its end", "## Trip\n<pre>\n#no\n\n#no2\n</pre> #no3\n#after\n", map[string][]string{
+			"n.md#trip": {"after"},
+		}},
+		{"tag alone on a line", "## Trip\nGo #travel\n\n<section-x>\n#no\n\n#after\n", map[string][]string{
+			"n.md#trip": {"travel", "after"},
+		}},
+		{"tag alone breaks no paragraph", "## Trip\nGo\n<span>\n#travel\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+		{"inline HTML", "## Trip\n<span>Go #travel</span> and <b>#bold</b> #b\n", map[string][]string{
+			"n.md#trip": {"travel", "b"},
+		}},
+		{"at the top", "<div>\n#no\n</div>\n\n#pinned\n## Trip\nGo.\n", map[string][]string{
+			"n.md#top":  {"pinned"},
+			"n.md#trip": nil,
+		}},
+		{"in a heading", "## <div> #travel\nGo.\n", map[string][]string{
+			"n.md#div-travel": {"travel"},
+		}},
+		{"indented four is code", "## Trip\n\n    <div>\n#travel\n", map[string][]string{
+			"n.md#trip": {"travel"},
+		}},
+	})
+}
