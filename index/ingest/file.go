@@ -233,4 +233,8 @@ package ingest
 // ingest-v35: Claude.ai's memories.json read as notes; its voice-mode
 // prompts kept; Codex's session lines stored as payload artifacts
 // (rollout-payloads/) read from there, and its newer replay markers quiet.
-const Version = "ingest-v35"
+// ingest-v36: a /review in Codex's paginated rollouts (item_completed);
+// Claude.ai project memories titled with their project; notes' tags:
+// #a#b two tags, a tag after a table's pipe, emoji in tags, none in an
+// HTML block, a front-matter tag with a space dropped.
+const Version = "ingest-v36"
