@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/swell"
@@ -20,10 +18,7 @@ import (
 // with context.Canceled, not damage. Its build report is a sparse file
 // of 64 GiB; the test cancels once the load is hashing it.
 func TestOpenActive_cancelled(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	writeFile(t, src, jsonlLines(t, baseRecords()...))
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	_, cfg := baseSource(t)
 	active := mustSync(t, index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: newClock(epoch).Now})).Active()
 	swell.Report(t, cfg.Home.Generation(active))
 

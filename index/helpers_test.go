@@ -127,6 +127,16 @@ func baseRecords() []rec {
 	}
 }
 
+// baseSource makes a fresh home whose one source, "notes", is a JSONL
+// file of baseRecords, and returns that file's path and the config.
+func baseSource(t testing.TB) (string, config.Config) {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "memories.jsonl")
+	writeFile(t, src, jsonlLines(t, baseRecords()...))
+	return src, testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+}
+
 // sync runs a Sync and fails the test on error.
 func mustSync(t testing.TB, ix *index.Indexer) *index.SyncResult {
 	t.Helper()

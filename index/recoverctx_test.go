@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/swell"
@@ -24,10 +23,7 @@ import (
 // far longer than the test's bound to hash; the test cancels once the
 // sync is hashing it.
 func TestSync_cancelledInRecovery(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	writeFile(t, src, jsonlLines(t, baseRecords()...))
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	src, cfg := baseSource(t)
 	clk := newClock(epoch)
 	writer := index.New(cfg, index.Options{NoRemote: true, NoCompact: true, Now: clk.Now})
 	kept := mustSync(t, writer).Active()

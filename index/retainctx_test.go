@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/swell"
@@ -29,10 +28,7 @@ import (
 // is a sparse file of 64 GiB touched after its sealing; the test cancels
 // once the sync is hashing it, its manifest written.
 func TestSync_cancelledInRetention(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "memories.jsonl")
-	writeFile(t, src, jsonlLines(t, baseRecords()...))
-	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "notes", Kind: config.KindJSONL, Path: src})
+	src, cfg := baseSource(t)
 	clk := newClock(epoch)
 	opts := index.Options{NoRemote: true, NoCompact: true, Now: clk.Now}
 	// As many generations as retention keeps: the oldest goes at the next
