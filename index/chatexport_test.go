@@ -2,7 +2,6 @@ package index_test
 
 import (
 	"fmt"
-	"github.com/nova-recall/nova/lexical"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/lexical"
 )
 
 // chatGPTTurns is a ChatGPT conversation (export shape) of one prompt
@@ -167,4 +167,47 @@ func TestSync_chatExportContext(t *testing.T) {
 		"c-backups:m2": {"billing", "restores"},
 		"c-backups:m3": {"billing", "cold-storage"},
 	}, not)
+}
+
+// TestSync_claudeAIProjectRenamed: a Claude.ai project memory is titled
+// with its project's name, which the export's projects.json (or
+// projects/<uuid>.json) holds, not memories.json: a later export that
+// renames the project, or adds its file, while memories.json stays as it
+// was, retitles the memory on the next sync. The sync skipped the
+// unchanged memories.json, and the old title stayed.
+func TestSync_claudeAIProjectRenamed(t *testing.T) {
+	dir := t.TempDir()
+	export := filepath.Join(dir, "exports")
+	writeFile(t, filepath.Join(export, "memories.json"), `[{"conversations_memory":"","project_memories":{"p-bill":"Ledger entries apply in sequence order.","p-ops":"Pages go to the secondary after 15 minutes."},"account_uuid":"acct-1"}]`)
+	project := func(uuid, name string) string {
+		return `{"uuid":"` + uuid + `","name":"` + name + `","is_starter_project":false,"docs":[]}`
+	}
+	writeFile(t, filepath.Join(export, "projects.json"), "["+project("p-bill", "Billing")+"]")
+	cfg := testConfig(t, filepath.Join(dir, "home"), config.Source{Name: "chats", Kind: config.KindChatExport, Path: export})
+	clk := newClock(epoch)
+	ix := index.New(cfg, index.Options{NoRemote: true, Now: clk.Now})
+	titles := func() map[string]string {
+		t.Helper()
+		_, g := active(t, cfg.Home)
+		out := map[string]string{}
+		for _, c := range chunkByID(t, g) {
+			out[c.SourceID] = c.Title
+		}
+		return out
+	}
+	mustSync(t, ix)
+	if got := titles(); got["memory:acct-1:p-bill"] != "Claude.ai project memory: Billing" || got["memory:acct-1:p-ops"] != "Claude.ai project memory" {
+		t.Fatalf("first sync: titles %q", got)
+	}
+
+	writeFile(t, filepath.Join(export, "projects.json"), "["+project("p-bill", "Ledger and invoices")+"]")
+	writeFile(t, filepath.Join(export, "projects", "p-ops.json"), project("p-ops", "Ops on-call"))
+	mustSync(t, ix)
+	got := titles()
+	if got["memory:acct-1:p-bill"] != "Claude.ai project memory: Ledger and invoices" || got["memory:acct-1:p-ops"] != "Claude.ai project memory: Ops on-call" {
+		t.Errorf("after the projects changed: titles %q", got)
+	}
+	if ids := searchIDs(t, cfg.Home, "on-call secondary"); len(ids) == 0 || ids[0] != "memory:acct-1:p-ops" {
+		t.Errorf("search by the project's new name: %v", ids)
+	}
 }

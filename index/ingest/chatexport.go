@@ -86,6 +86,12 @@ const chatExportName = "conversations*.json"
 // memories (see readClaudeAIMemories), or a copy a browser renamed.
 const claudeAIMemoriesName = "memories*.json"
 
+// claudeAIMemoriesFile reports whether the file at p (a path, or one
+// relative to its source) is a Claude.ai export's memories.
+func claudeAIMemoriesFile(p string) bool {
+	return matchGlobs([]string{claudeAIMemoriesName}, p)
+}
+
 // claudeAIProjectsNames are the include globs of a Claude.ai export's
 // projects: projects.json, a list, or in newer exports one file a project
 // in projects/ (see readClaudeAIProjects).
@@ -111,7 +117,7 @@ type chatExport struct {
 // readChatExport reads a conversations.json, one conversation at a time,
 // or a Claude.ai export's projects or memories.
 func readChatExport(fc *fileCtx) error {
-	if matchGlobs([]string{claudeAIMemoriesName}, fc.rel) {
+	if claudeAIMemoriesFile(fc.rel) {
 		return readClaudeAIMemories(fc)
 	}
 	f, err := openSource(fc.path)

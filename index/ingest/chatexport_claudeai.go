@@ -550,7 +550,21 @@ func readClaudeAIMemories(fc *fileCtx) error {
 // text.
 func claudeAIProjectNames(fc *fileCtx) map[string]string {
 	names := map[string]string{}
-	dir := filepath.Dir(fc.path)
+	for _, p := range claudeAIProjectFiles(fc.path) {
+		if fc.ctx.Err() != nil {
+			break
+		}
+		claudeAIReadProjectNames(p, names)
+	}
+	return names
+}
+
+// claudeAIProjectFiles are the files that name the projects of the
+// memories.json at memories: projects.json beside it, and each
+// projects/<uuid>.json, in name order. They are its companions (see
+// Companions): a project renamed retitles its memory.
+func claudeAIProjectFiles(memories string) []string {
+	dir := filepath.Dir(memories)
 	paths := []string{filepath.Join(dir, "projects.json")}
 	if entries, err := os.ReadDir(filepath.Join(dir, "projects")); err == nil {
 		for _, e := range entries {
@@ -559,13 +573,7 @@ func claudeAIProjectNames(fc *fileCtx) map[string]string {
 			}
 		}
 	}
-	for _, p := range paths {
-		if fc.ctx.Err() != nil {
-			break
-		}
-		claudeAIReadProjectNames(p, names)
-	}
-	return names
+	return paths
 }
 
 // claudeAIReadProjectNames adds the names of the projects of the file at

@@ -64,7 +64,9 @@ import (
 // subagents/ folder, and the JSONL of a session an older Cursor wrote as
 // plain text too (the copy, the text, is not read while it exists, see
 // cursorCopy); the next day's save of a legacy Codex session (it is not
-// read once that exists, see codexLegacyNext).
+// read once that exists, see codexLegacyNext); the projects files of a
+// Claude.ai export's memories.json, which name the projects its memories
+// are titled with (claudeAIProjectFiles).
 func Companions(kind, path string) []string {
 	switch {
 	case kind == config.KindCodex && codexLegacy(path):
@@ -78,6 +80,8 @@ func Companions(kind, path string) []string {
 		return []string{path + "-wal"}
 	case kind == config.KindGemini && strings.HasSuffix(path, ".json"):
 		return []string{geminiMigrated(path)}
+	case kind == config.KindChatExport && claudeAIMemoriesFile(path):
+		return claudeAIProjectFiles(path)
 	}
 	return nil
 }
