@@ -83,18 +83,12 @@ func TestGenerationOpen_corrupt(t *testing.T) {
 					if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 						t.Errorf("Open of a damaged %s allocated %d MB before refusing it", rel, grew>>20)
 					}
-					if err := generation.Verify(indexDir, m, true); err == nil {
-						t.Errorf("Verify of a damaged %s succeeded", rel)
-					}
 				})
 			}
 		}
 	}
 	t.Run("intact", func(t *testing.T) {
 		if _, err := generation.Open(context.Background(), indexDir, m, analyzer, generation.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := generation.Verify(indexDir, m, true); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -583,24 +583,6 @@ func CheckFile(ctx context.Context, path string, want manifest.FileSum, verify b
 	return manifest.CheckOpen(ctx, f, want, verify, ErrCorrupt)
 }
 
-// Verify checks every file m lists (sizes and checksums) without opening
-// the generation: what retention and rollback use to tell an intact kept
-// generation from a damaged one.
-func Verify(indexDir string, m *manifest.Manifest, checksums bool) error {
-	for dir, files := range m.AllFiles() {
-		for _, name := range manifest.SortedFiles(files) {
-			if err := CheckFile(context.Background(), filepath.Join(indexDir, dir, name), files[name], checksums); err != nil {
-				reason := err.Error()
-				if errors.Is(err, os.ErrNotExist) {
-					reason = "file is missing"
-				}
-				return &CorruptError{RunID: m.RunID, File: filepath.Join(dir, name), Reason: reason}
-			}
-		}
-	}
-	return nil
-}
-
 // Cache shares opened segments between generations. Its zero value is
 // not usable; a nil *Cache opens every segment afresh. It holds weak
 // references: a segment no generation uses is unmapped, and its entry
