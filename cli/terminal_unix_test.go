@@ -30,14 +30,15 @@ import (
 // each progress line fits in 39.
 func TestIndexSync_progressFitsNarrowTerminals(t *testing.T) {
 	_, _, env := jsonlHome(t)
-	pts, written := terminal(t)
+	term := novatest.NewTerminal(t, nil)
+	pts := term.Slave()
 	if err := unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 40}); err != nil {
 		t.Skipf("size the terminal: %v", err)
 	}
 	var out bytes.Buffer
 	code := Run(context.Background(), []string{"index", "sync", "--in-process"},
 		&Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: pts, Environ: append(env, "TERM=xterm")})
-	tty := written()
+	tty := term.Output(t)
 	if code != ExitOK {
 		t.Fatalf("exit %d\nterminal: %q", code, tty)
 	}
@@ -65,13 +66,14 @@ func TestSearch_previewFitsNarrowTerminals(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(resp)
 	}))
 	t.Cleanup(srv.Close)
-	pts, written := terminal(t)
+	term := novatest.NewTerminal(t, nil)
+	pts := term.Slave()
 	if err := unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 60}); err != nil {
 		t.Skipf("size the terminal: %v", err)
 	}
 	code := Run(context.Background(), []string{"search", "port", "--facade-url", srv.URL},
 		&Invocation{Stdin: strings.NewReader(""), Stdout: pts, Stderr: pts, Environ: []string{"NOVA_HOME=" + t.TempDir(), "TERM=xterm"}})
-	tty := written()
+	tty := term.Output(t)
 	if code != ExitOK || !strings.Contains(tty, "firewall") {
 		t.Fatalf("exit %d\nterminal: %q", code, tty)
 	}
@@ -118,13 +120,14 @@ func TestSearch_wideTextFitsNarrowTerminals(t *testing.T) {
 	if _, err := novatest.WaitServing(cfg.Home.Root, os.Getpid(), nil, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	pts, written := terminal(t)
+	term := novatest.NewTerminal(t, nil)
+	pts := term.Slave()
 	if err := unix.IoctlSetWinsize(int(pts.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 40}); err != nil {
 		t.Skipf("size the terminal: %v", err)
 	}
 	code := Run(context.Background(), []string{"search", "定时任务"},
 		&Invocation{Stdin: strings.NewReader(""), Stdout: pts, Stderr: pts, Environ: append(env, "TERM=xterm")})
-	tty := written()
+	tty := term.Output(t)
 	if code != ExitOK || !strings.Contains(tty, "迁移") {
 		t.Fatalf("exit %d\nterminal: %q", code, tty)
 	}
@@ -156,14 +159,15 @@ func TestIndexVerify_progress(t *testing.T) {
 		t.Fatalf("build: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, jsonOut := range []bool{false, true} {
-		pts, written := terminal(t)
+		term := novatest.NewTerminal(t, nil)
+		pts := term.Slave()
 		args := []string{"index", "verify"}
 		if jsonOut {
 			args = append(args, "--json")
 		}
 		var out bytes.Buffer
 		code := Run(context.Background(), args, &Invocation{Stdin: strings.NewReader(""), Stdout: &out, Stderr: pts, Environ: append(env, "TERM=xterm")})
-		tty := written()
+		tty := term.Output(t)
 		if code != ExitOK {
 			t.Fatalf("--json=%v: exit %d\nstdout %s\nterminal %q", jsonOut, code, out.String(), tty)
 		}

@@ -160,9 +160,9 @@ func TestTUILaunch(t *testing.T) {
 	// it wrote and what it would have become.
 	run := func(t *testing.T, exe string) (code int, stderr string, path string, argv []string) {
 		t.Helper()
-		master, slave := novatest.PTY(t)
+		term := novatest.NewTerminal(t, nil)
 		home := t.TempDir()
-		inv := &Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: slave, Environ: []string{"NOVA_HOME=" + home}}
+		inv := &Invocation{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: term.Slave(), Environ: []string{"NOVA_HOME=" + home}}
 		inv.executable = func() (string, error) { return exe, nil }
 		inv.exec = func(p string, a, env []string) error {
 			path, argv = p, a
@@ -176,10 +176,7 @@ func TestTUILaunch(t *testing.T) {
 			return errors.New("exec is a stand-in here")
 		}
 		code = Run(t.Context(), []string{"tui", "--refresh", "2s"}, inv)
-		novatest.Must(t, master.SetReadDeadline(time.Now().Add(time.Second)))
-		buf := make([]byte, 8192)
-		n, _ := master.Read(buf)
-		return code, string(buf[:n]), path, argv
+		return code, term.Output(t), path, argv
 	}
 
 	t.Run("missing", func(t *testing.T) {
