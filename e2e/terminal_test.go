@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,54 +15,33 @@ import (
 	"github.com/nova-recall/nova/internal/racebuild"
 )
 
-// terminal is a pseudo-terminal with a program on it, and everything the
-// program wrote to it so far.
+// terminal is a program on a pseudo-terminal.
 type terminal struct {
-	master *os.File
-	cmd    *exec.Cmd
-	mu     sync.Mutex
-	out    bytes.Buffer
-	done   chan struct{} // closed when the program's writes are all read
+	*novatest.Terminal
+	cmd *exec.Cmd
 }
 
 // startOnTerminal starts a Nova binary with a pseudo-terminal as its
 // controlling terminal and stdin, stdout and stderr (name, or the program
 // at an absolute path), as a shell in a
 // terminal window (or an agent's pty-backed shell tool) runs it. answer,
-// when set, is called with each chunk read and may type into the terminal.
-func startOnTerminal(t *testing.T, h *novatest.Home, answer func(term *terminal, seen string), name string, args ...string) *terminal {
+// when set, is called with all the terminal showed after each read and
+// may type into the terminal.
+func startOnTerminal(t *testing.T, h *novatest.Home, answer func(term *novatest.Terminal, seen string), name string, args ...string) *terminal {
 	t.Helper()
-	master, slave := novatest.PTY(t)
+	term := novatest.NewTerminal(t, answer)
 	bin := name
 	if !filepath.IsAbs(name) {
 		bin = novatest.Binary(t, name)
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(h.Env(), "TERM=xterm-256color")
+	slave := term.Slave() // the test's copy stays open to mark the output's end
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	novatest.Must(t, cmd.Start())
-	slave.Close() // the program holds its own copies; EOF comes when it exits
-	term := &terminal{master: master, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		defer close(term.done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			term.mu.Lock()
-			term.out.Write(buf[:n])
-			seen := term.out.String()
-			term.mu.Unlock()
-			if n > 0 && answer != nil {
-				answer(term, seen)
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return term
+	return &terminal{Terminal: term, cmd: cmd}
 }
 
 // wait waits for the program to exit and returns its exit code and output.
@@ -77,22 +54,15 @@ func (term *terminal) wait(t *testing.T, timeout time.Duration) (int, string) {
 	case err = <-exited:
 	case <-time.After(timeout):
 		_ = term.cmd.Process.Kill()
-		t.Fatalf("%s did not exit within %s (killed: %v); it wrote:\n%q", term.cmd.Path, timeout, <-exited, term.output())
+		t.Fatalf("%s did not exit within %s (killed: %v); it wrote:\n%q", term.cmd.Path, timeout, <-exited, term.Seen())
 	}
-	<-term.done
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return code, term.output()
-}
-
-func (term *terminal) output() string {
-	term.mu.Lock()
-	defer term.mu.Unlock()
-	return term.out.String()
+	return code, term.Output(t)
 }
 
 // bgQuery is the query for the terminal's background colour (OSC 11).
@@ -127,14 +97,14 @@ func TestTUIFromNovactl(t *testing.T) {
 	t.Parallel()
 	h := novatest.NewHome(t, "")
 	var quitOnce, answerOnce sync.Once
-	term := startOnTerminal(t, h, func(term *terminal, seen string) {
+	term := startOnTerminal(t, h, func(term *novatest.Terminal, seen string) {
 		if strings.Contains(seen, bgQuery) {
 			answerOnce.Do(func() {
-				_, _ = io.WriteString(term.master, "\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[1;1R")
+				_ = term.Type("\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[1;1R")
 			})
 		}
 		if strings.Contains(seen, "Search") {
-			quitOnce.Do(func() { _, _ = io.WriteString(term.master, "q") })
+			quitOnce.Do(func() { _ = term.Type("q") })
 		}
 	}, "novactl", "tui", "--refresh", "1s")
 	code, out := term.wait(t, time.Minute)
@@ -176,10 +146,10 @@ func TestTUIFromAnotherBuild(t *testing.T) {
 		t.Fatalf("build novactl-tui: %v\n%s", err, out)
 	}
 	var answerOnce sync.Once
-	term := startOnTerminal(t, h, func(term *terminal, seen string) {
+	term := startOnTerminal(t, h, func(term *novatest.Terminal, seen string) {
 		if strings.Contains(seen, bgQuery) {
 			answerOnce.Do(func() {
-				_, _ = io.WriteString(term.master, "\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[1;1R")
+				_ = term.Type("\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[1;1R")
 			})
 		}
 	}, filepath.Join(dir, "novactl"), "tui", "--refresh", "1s")
