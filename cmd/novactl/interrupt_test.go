@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -74,34 +74,35 @@ func TestInterruptedSync(t *testing.T) {
 	before := active()
 	novatest.Must(t, os.WriteFile(recordsFile, records.Bytes(), 0o600))
 
-	master, slave := novatest.PTY(t)
+	// The interrupt goes once the terminal shows the sync reading.
+	process := make(chan *os.Process, 1)
+	signalled := make(chan error, 1) // the signal's error, once it is sent
+	var interrupt sync.Once
+	term := novatest.NewTerminal(t, func(_ *novatest.Terminal, seen string) {
+		if strings.Contains(seen, "read ") {
+			interrupt.Do(func() { signalled <- (<-process).Signal(syscall.SIGINT) })
+		}
+	})
 	cmd := exec.Command(os.Args[0], "index", "sync", "--in-process", "--full", "--retrain")
 	cmd.Env = append(h.Env(), runMainEnv+"=1", "TERM=xterm")
 	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, slave
+	cmd.Stdout, cmd.Stderr = &stdout, term.Slave()
 	novatest.Must(t, cmd.Start())
-	slave.Close() // the child has its own; master reads EOF once it exits
-	var shown bytes.Buffer
-	sent := false
-	r := bufio.NewReader(master)
-	for {
-		b, err := r.ReadByte()
-		if err != nil {
-			break
-		}
-		shown.WriteByte(b)
-		if !sent && strings.Contains(shown.String(), "read ") {
-			novatest.Must(t, cmd.Process.Signal(syscall.SIGINT))
-			sent = true
-		}
-	}
+	process <- cmd.Process
 	err := cmd.Wait()
-	if !sent || err == nil {
-		t.Skipf("the sync finished before it could be interrupted (signal sent: %v)\n%s", sent, shown.String())
+	shown := term.Output(t)
+	sent := false
+	select {
+	case serr := <-signalled:
+		sent = serr == nil
+	default: // "read " never showed, or only with the end mark
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(shown.String(), "interrupted") ||
-		!strings.Contains(shown.String(), "active generation is unchanged") {
-		t.Errorf("exit %d; the terminal does not say the sync was interrupted and what that left:\n%s", code, shown.String())
+	if !sent || err == nil {
+		t.Skipf("the sync finished before it could be interrupted (signal sent: %v)\n%s", sent, shown)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(shown, "interrupted") ||
+		!strings.Contains(shown, "active generation is unchanged") {
+		t.Errorf("exit %d; the terminal does not say the sync was interrupted and what that left:\n%s", code, shown)
 	}
 	if after := active(); after != before {
 		t.Errorf("active generation %s after the interrupt, want %s as before", after, before)
