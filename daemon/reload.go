@@ -305,9 +305,11 @@ func (s *Server) recheck(ctx context.Context, d index.Depth) {
 		// A promotion that deleted the served generation (a compaction
 		// removes the one it replaces) can reach this check before the
 		// manifest watcher's event: that is a reload to make, not damage.
+		// A stop that cuts that reload short leaves cur served: the
+		// damage is the reload's to tell, at the next start.
 		if m, _, merr := manifest.Read(s.home.Manifest()); merr == nil && m.RunID != cur.runID() {
 			s.reloadOnce(ctx, triggerWatch, nil)
-			if s.current.Load() != cur {
+			if s.current.Load() != cur || ctx.Err() != nil {
 				return
 			}
 		}

@@ -1,0 +1,229 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nova-recall/nova/api"
+	"github.com/nova-recall/nova/index"
+	"github.com/nova-recall/nova/index/generation"
+	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/internal/swell"
+	"github.com/nova-recall/nova/lexical"
+	"github.com/nova-recall/nova/manifest"
+	"github.com/nova-recall/nova/paths"
+)
+
+// checkedNovad is a novad serving a home of one record through Run, on
+// ports 0, whose quick checks never tick.
+type checkedNovad struct {
+	t       *testing.T
+	s       *Server
+	logs    *novatest.LogBuffer
+	stop    context.CancelFunc
+	stopped chan error
+	// exited is closed once Run's error was received from stopped.
+	exited chan struct{}
+}
+
+// startChecked starts novad with deepEvery as its deep check period and
+// poll as its manifest watcher's debounce and poll (an hour: only what
+// a test sends reaches the reload loop), calling prepare, if not nil,
+// before Run.
+func startChecked(t *testing.T, deepEvery, poll time.Duration, prepare func(*Server)) *checkedNovad {
+	t.Helper()
+	cfg, _ := syncedHome(t, `{"id":"port","text":"The staging deploy listens on port 42017."}`+"\n")
+	logs := &novatest.LogBuffer{}
+	s, err := New(Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(logs, nil)), Poll: poll, Debounce: poll,
+		CheckEvery: time.Hour, DeepCheckEvery: deepEvery})
+	novatest.Must(t, err)
+	if prepare != nil {
+		prepare(s)
+	}
+	run, stop := context.WithCancel(context.Background())
+	n := &checkedNovad{t: t, s: s, logs: logs, stop: stop, stopped: make(chan error, 1), exited: make(chan struct{})}
+	ready := make(chan struct{})
+	go func() { n.stopped <- s.Run(run, ready) }()
+	t.Cleanup(func() {
+		stop()
+		select {
+		case <-n.exited:
+		case err := <-n.stopped:
+			if err != nil {
+				t.Error(err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("novad still runs 30 s after the test stopped it")
+		}
+	})
+	select {
+	case <-ready:
+	case err := <-n.stopped:
+		t.Fatalf("novad stopped before serving: %v", err)
+	}
+	return n
+}
+
+// health asks novad's /health over HTTP.
+func (n *checkedNovad) health() api.Health {
+	n.t.Helper()
+	resp, err := http.Get("http://" + n.s.DirectAddr().String() + api.PathHealth)
+	novatest.Must(n.t, err)
+	defer resp.Body.Close()
+	var h api.Health
+	novatest.Must(n.t, json.NewDecoder(resp.Body).Decode(&h))
+	return h
+}
+
+// stopNow stops novad and fails the test unless Run returns, without
+// error, within 10 s, or if novad logged an error or damage.
+func (n *checkedNovad) stopNow() {
+	n.t.Helper()
+	n.stop()
+	select {
+	case err := <-n.stopped:
+		close(n.exited)
+		novatest.Must(n.t, err)
+	case <-time.After(10 * time.Second):
+		n.t.Fatal("novad still runs 10 s after it was stopped during a check")
+	}
+	if out := n.logs.String(); strings.Contains(out, "level=ERROR") || strings.Contains(out, "damaged") {
+		n.t.Errorf("a check cut short was logged as a failure:\n%s", out)
+	}
+}
+
+// waitServed waits until /health names a generation served.
+func (n *checkedNovad) waitServed() api.Health {
+	n.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if h := n.health(); h.Generation != "" {
+			return h
+		}
+		if time.Now().After(deadline) {
+			n.t.Fatalf("novad served nothing within 30 s:\n%s", n.logs.String())
+		}
+	}
+}
+
+func (n *checkedNovad) integrity() api.Integrity {
+	_, _, in, _ := n.s.servedStatus()
+	return in
+}
+
+// swellAfterLoad makes the build report of the first generation s opens
+// swell (swell.Report) once its load has verified it, the record it is
+// served with saying so (the manifest on disk is left as it was): a
+// re-check of it then hashes 64 GiB. The test calls swellNow once novad
+// runs; it returns the generation's directory and lets the load go on.
+func swellAfterLoad(t *testing.T, s *Server) (swellNow func() string) {
+	opened, swollen := make(chan *index.Served, 1), make(chan struct{})
+	first := true
+	s.openActive = func(ctx context.Context, home paths.Home, m *manifest.Manifest, a *lexical.Analyzer, c *generation.Cache) (*index.Served, error) {
+		g, err := index.OpenServed(ctx, home, m, a, c)
+		if err == nil && first {
+			first = false
+			opened <- g
+			<-swollen
+		}
+		return g, err
+	}
+	return func() string {
+		t.Helper()
+		var g *index.Served
+		select {
+		case g = <-opened:
+		case <-time.After(time.Minute):
+			t.Fatal("novad loaded nothing within a minute")
+		}
+		defer close(swollen)
+		dir := filepath.Join(s.home.IndexDir(), g.Record.GenerationPath)
+		promoted, err := os.ReadFile(s.home.Manifest())
+		novatest.Must(t, err)
+		swell.Report(t, dir)
+		m, _, err := manifest.Read(s.home.Manifest())
+		novatest.Must(t, err)
+		// The load goes on only once this is done: nothing reads the
+		// record meanwhile.
+		g.Record.Files[generation.FileReport] = m.Files[generation.FileReport]
+		// The manifest as it was loaded: a poll finds nothing changed.
+		novatest.Must(t, os.WriteFile(s.home.Manifest(), promoted, 0o600))
+		return dir
+	}
+}
+
+// TestStopDuringDeepRecheck: novad stopped while its periodic deep check
+// hashes the served generation stops at once, and records nothing: no
+// damage logged, no other generation looked for, the integrity /health
+// gave before the stop unchanged.
+func TestStopDuringDeepRecheck(t *testing.T) {
+	var swellNow func() string
+	n := startChecked(t, 500*time.Millisecond, time.Hour, func(s *Server) { swellNow = swellAfterLoad(t, s) })
+	dir := swellNow()
+	before := n.health()
+	if before.Integrity.Status != api.IntegrityVerified || before.Generation != filepath.Base(dir) {
+		t.Fatalf("before the check: serving %s, integrity %+v", before.Generation, before.Integrity)
+	}
+	swell.Await(t, os.Getpid(), dir, n.stopped)
+	if h := n.health(); !reflect.DeepEqual(h.Integrity, before.Integrity) || h.Generation != before.Generation {
+		t.Errorf("during the deep check /health says %s, %+v; before it %s, %+v", h.Generation, h.Integrity, before.Generation, before.Integrity)
+	}
+	n.stopNow()
+	if in := n.integrity(); !reflect.DeepEqual(in, before.Integrity) {
+		t.Errorf("integrity after the stop %+v, before the check %+v", in, before.Integrity)
+	}
+}
+
+// promoteCopy promotes a copy of the generation served (the manifest
+// naming it, an hour later by its run id) and deletes the served one, as
+// a compaction does, with the copy's build report swollen (swell.Report):
+// loading it hashes 64 GiB. It returns the copy's directory.
+func promoteCopy(t *testing.T, home paths.Home) string {
+	t.Helper()
+	old, _, err := manifest.Read(home.Manifest())
+	novatest.Must(t, err)
+	id := manifest.NewRunID(time.Now().Add(time.Hour))
+	src, dst := filepath.Join(home.IndexDir(), old.GenerationPath), home.Generation(id)
+	novatest.Must(t, os.MkdirAll(dst, 0o700))
+	entries, err := os.ReadDir(src)
+	novatest.Must(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		novatest.Must(t, err)
+		novatest.Must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600))
+	}
+	next := *old
+	next.RunID, next.GenerationPath = id, "generations/"+id
+	novatest.Must(t, manifest.WriteAtomic(home.Manifest(), &next, nil))
+	swell.Report(t, dst)
+	novatest.Must(t, os.RemoveAll(src))
+	return dst
+}
+
+// TestStopDuringRecheckOvertaken: a re-check that finds the served
+// generation gone because a promotion replaced it (the manifest names
+// another) reloads; novad stopped while that reload hashes the new
+// generation stops at once and records nothing. The reload cut short
+// left the old generation served, and the re-check went on to log the
+// files damaged and look for an intact generation.
+func TestStopDuringRecheckOvertaken(t *testing.T) {
+	n := startChecked(t, time.Hour, time.Hour, nil)
+	before := n.waitServed()
+	if before.Integrity.Status != api.IntegrityVerified {
+		t.Fatalf("before the promotion: integrity %+v", before.Integrity)
+	}
+	dir := promoteCopy(t, n.s.home)
+	n.s.checkNow <- struct{}{} // as a search that faulted asks
+	swell.Await(t, os.Getpid(), dir, n.stopped)
+	n.stopNow()
+	if in := n.integrity(); !reflect.DeepEqual(in, before.Integrity) {
+		t.Errorf("integrity after the stop %+v, before the promotion %+v", in, before.Integrity)
+	}
+}
