@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nova-recall/nova/api"
+	nconfig "github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/index"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/novatest"
@@ -26,6 +27,8 @@ import (
 // ports 0, whose quick checks never tick.
 type checkedNovad struct {
 	t       *testing.T
+	cfg     nconfig.Config
+	src     string // its source, a jsonl file
 	s       *Server
 	logs    *novatest.LogBuffer
 	stop    context.CancelFunc
@@ -40,7 +43,7 @@ type checkedNovad struct {
 // before Run.
 func startChecked(t *testing.T, deepEvery, poll time.Duration, prepare func(*Server)) *checkedNovad {
 	t.Helper()
-	cfg, _ := syncedHome(t, `{"id":"port","text":"The staging deploy listens on port 42017."}`+"\n")
+	cfg, src := syncedHome(t, `{"id":"port","text":"The staging deploy listens on port 42017."}`+"\n")
 	logs := &novatest.LogBuffer{}
 	s, err := New(Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(logs, nil)), Poll: poll, Debounce: poll,
 		CheckEvery: time.Hour, DeepCheckEvery: deepEvery})
@@ -49,7 +52,7 @@ func startChecked(t *testing.T, deepEvery, poll time.Duration, prepare func(*Ser
 		prepare(s)
 	}
 	run, stop := context.WithCancel(context.Background())
-	n := &checkedNovad{t: t, s: s, logs: logs, stop: stop, stopped: make(chan error, 1), exited: make(chan struct{})}
+	n := &checkedNovad{t: t, cfg: cfg, src: src, s: s, logs: logs, stop: stop, stopped: make(chan error, 1), exited: make(chan struct{})}
 	ready := make(chan struct{})
 	go func() { n.stopped <- s.Run(run, ready) }()
 	t.Cleanup(func() {
@@ -226,4 +229,104 @@ func TestStopDuringRecheckOvertaken(t *testing.T) {
 	if in := n.integrity(); !reflect.DeepEqual(in, before.Integrity) {
 		t.Errorf("integrity after the stop %+v, before the promotion %+v", in, before.Integrity)
 	}
+}
+
+// sync adds a record to n's source and syncs it, which promotes a new
+// generation; it returns the run id the manifest names then.
+func (n *checkedNovad) sync() string {
+	n.t.Helper()
+	f, err := os.OpenFile(n.src, os.O_APPEND|os.O_WRONLY, 0)
+	novatest.Must(n.t, err)
+	_, err = f.WriteString(`{"id":"door","text":"The hangar door sticks in the cold."}` + "\n")
+	novatest.Must(n.t, err)
+	novatest.Must(n.t, f.Close())
+	_, err = index.New(n.cfg, index.Options{NoRemote: true}).Sync(context.Background())
+	novatest.Must(n.t, err)
+	// The manifest's: a sync may promote a delta, then its compaction.
+	m, _, err := manifest.Read(n.cfg.Home.Manifest())
+	novatest.Must(n.t, err)
+	if m.RunID == n.health().Generation {
+		n.t.Fatalf("the sync promoted nothing: the manifest names %s, served", m.RunID)
+	}
+	return m.RunID
+}
+
+// TestReloadDuringDeepRecheck: a SIGHUP that comes while the periodic
+// deep check hashes the served generation is a reload to make now: it
+// verifies in full what it serves, so the check is cut short, records
+// nothing, and the generation a sync promoted meanwhile is served. The
+// reload loop is one goroutine: the SIGHUP waited until the check had
+// hashed every file (minutes for a large index on a slow disk; here the
+// test's bound).
+func TestReloadDuringDeepRecheck(t *testing.T) {
+	var swellNow func() string
+	n := startChecked(t, 500*time.Millisecond, time.Hour, func(s *Server) { swellNow = swellAfterLoad(t, s) })
+	dir := swellNow()
+	swell.Await(t, os.Getpid(), dir, n.stopped)
+	next := n.sync()
+	n.s.Reload() // what SIGHUP does
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		h := n.health()
+		if h.Generation == next {
+			if h.Integrity.Status != api.IntegrityVerified || h.Integrity.ServedRunID != next || h.Integrity.DeepCheckedAt == "" {
+				t.Errorf("serving %s after the SIGHUP, integrity %+v", next, h.Integrity)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the generation promoted during the deep check was not served within 30 s of the SIGHUP (serving %s):\n%s", h.Generation, n.logs.String())
+		}
+	}
+	n.stopNow()
+}
+
+// TestPromotionDuringDeepRecheck: a promotion the manifest watcher sees
+// while the periodic deep check hashes the served generation is served
+// at once, the check cut short and recording nothing, as for a SIGHUP;
+// the watcher's polls that find the manifest unchanged do not cut it.
+// The promotion waited until the check had hashed every file.
+func TestPromotionDuringDeepRecheck(t *testing.T) {
+	var swellNow func() string
+	// The first deep check 5 s after the load, the next 5 s later: the
+	// report is open after 10 polls only if the first is still on it.
+	n := startChecked(t, 5*time.Second, 100*time.Millisecond, func(s *Server) { swellNow = swellAfterLoad(t, s) })
+	dir := swellNow()
+	swell.Await(t, os.Getpid(), dir, n.stopped)
+	time.Sleep(time.Second) // polls that find nothing new
+	if !holdsOpen(t, filepath.Join(dir, generation.FileReport)) {
+		t.Fatalf("the deep check stopped hashing at the watcher's polls of an unchanged manifest:\n%s", n.logs.String())
+	}
+	next := n.sync()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		h := n.health()
+		if h.Generation == next {
+			if h.Integrity.Status != api.IntegrityVerified || h.Integrity.ServedRunID != next {
+				t.Errorf("serving %s after its promotion, integrity %+v", next, h.Integrity)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the generation promoted during the deep check was not served within 30 s (serving %s):\n%s", h.Generation, n.logs.String())
+		}
+	}
+	n.stopNow()
+}
+
+// holdsOpen reports whether this process has the file at path open; it
+// skips t where /proc does not tell (macOS).
+func holdsOpen(t *testing.T, path string) bool {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot tell which files are open: %v", err)
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	for _, e := range ents {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && target == path {
+			return true
+		}
+	}
+	return false
 }

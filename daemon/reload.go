@@ -70,19 +70,12 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 	idle := false     // the quick ticker is stopped until a request comes
 	deepOwed := false // a deep check came due while idle
 	for {
+		var held heldEvents // what came while a re-check ran
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
-			s.reloadOnce(ctx, triggerWatch, nil)
-			// The token file (novactl index reads it before any request)
-			// and the lock file are looked for at each manifest poll
-			// (and event): two Lstats, idle or not. A ticker of their own,
-			// at the poll's period but out of step with it, woke an idle
-			// novad twice per period instead of once.
-			if s.relockHome() {
-				s.republishToken()
-			}
+			s.manifestEvent(ctx)
 		case <-s.hup:
 			s.reloadOnce(ctx, triggerSignal, nil)
 		case <-s.used:
@@ -96,7 +89,7 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 			if deepOwed {
 				d, deepOwed = index.Deep, false
 			}
-			s.recheck(ctx, d)
+			held = s.recheck(ctx, d, changed)
 		case <-quick.C:
 			if !used {
 				idle = true
@@ -104,18 +97,46 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 				break
 			}
 			used = false
-			s.recheck(ctx, index.Quick)
+			held = s.recheck(ctx, index.Quick, changed)
 		case <-s.checkNow:
-			s.recheck(ctx, index.Quick)
+			held = s.recheck(ctx, index.Quick, changed)
 		case <-deep.C:
 			if idle {
 				deepOwed = true
 				break
 			}
-			s.recheck(ctx, index.Deep)
+			held = s.recheck(ctx, index.Deep, changed)
 		case <-s.collect:
 			s.collectRetired()
 		}
+		if ctx.Err() != nil {
+			return // a stop cut the re-check short: nothing to reload
+		}
+		if held.signal {
+			s.reloadOnce(ctx, triggerSignal, nil)
+		}
+		if held.changed {
+			s.manifestEvent(ctx)
+		}
+	}
+}
+
+// heldEvents are the SIGHUP and manifest watcher events that came while
+// a re-check ran, which the reload loop handles once it returns.
+type heldEvents struct {
+	signal, changed bool
+}
+
+// manifestEvent handles an event of the manifest watcher or its poll.
+func (s *Server) manifestEvent(ctx context.Context) {
+	s.reloadOnce(ctx, triggerWatch, nil)
+	// The token file (novactl index reads it before any request) and the
+	// lock file are looked for at each manifest poll (and event): two
+	// Lstats, idle or not. A ticker of their own, at the poll's period
+	// but out of step with it, woke an idle novad twice per period
+	// instead of once.
+	if s.relockHome() {
+		s.republishToken()
 	}
 }
 
@@ -275,7 +296,15 @@ func (s *Server) collectRetired() {
 
 // recheck verifies the served generation's files at depth d and falls
 // back to an intact generation when they are damaged.
-func (s *Server) recheck(ctx context.Context, d index.Depth) {
+//
+// A SIGHUP, or a manifest the watcher (changed) finds naming other
+// content than the one served, cuts the check short: the reload it asks
+// for verifies in full what it serves, and waited, the reload loop being
+// one goroutine, until every file was hashed (minutes, for a large index
+// on a slow disk). A check cut short, by that or by a stop, found
+// nothing and records nothing. It returns the events that came while it
+// ran, for the reload loop to handle.
+func (s *Server) recheck(ctx context.Context, d index.Depth, changed <-chan struct{}) heldEvents {
 	cur := s.current.Load()
 	st := s.integrityStatus()
 	if cur == nil || st == api.IntegrityDamaged {
@@ -285,11 +314,38 @@ func (s *Server) recheck(ctx context.Context, d index.Depth) {
 		if d == index.Deep && st != "" {
 			s.reloadOnce(ctx, triggerRetry, nil)
 		}
-		return
+		return heldEvents{}
 	}
-	err := cur.gen.Recheck(ctx, d)
-	if ctx.Err() != nil {
-		return // novad stops: a check cut short found nothing
+	checkCtx, cut := context.WithCancel(ctx)
+	defer cut()
+	var held heldEvents
+	checked, listened := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(listened)
+		for {
+			select {
+			case <-checked:
+				return
+			case <-s.hup:
+				held.signal = true
+				cut()
+				return
+			case <-changed:
+				// The poll ticks whether or not anything changed: only a
+				// new manifest is worth the check.
+				held.changed = true
+				if s.manifestChangedFrom(cur.hash) {
+					cut()
+					return
+				}
+			}
+		}
+	}()
+	err := cur.gen.Recheck(checkCtx, d)
+	close(checked)
+	<-listened
+	if err != nil && checkCtx.Err() != nil {
+		return held // novad stops, or reloads: a check cut short found nothing
 	}
 	if err == nil {
 		now := s.opts.Now().UTC().Format(time.RFC3339)
@@ -299,7 +355,7 @@ func (s *Server) recheck(ctx context.Context, d index.Depth) {
 			s.integrity.DeepCheckedAt = now
 		}
 		s.statusMu.Unlock()
-		return
+		return held
 	}
 	if st == api.IntegrityVerified {
 		// A promotion that deleted the served generation (a compaction
@@ -310,13 +366,14 @@ func (s *Server) recheck(ctx context.Context, d index.Depth) {
 		if m, _, merr := manifest.Read(s.home.Manifest()); merr == nil && m.RunID != cur.runID() {
 			s.reloadOnce(ctx, triggerWatch, nil)
 			if s.current.Load() != cur || ctx.Err() != nil {
-				return
+				return held
 			}
 		}
 	}
 	s.log.Error("The files of the served generation are damaged; looking for an intact one", "runId", cur.runID(),
 		"check", depthName(d), errAttr(err))
 	s.reloadOnce(ctx, triggerDamage, err)
+	return held
 }
 
 func depthName(d index.Depth) string {
