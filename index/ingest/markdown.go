@@ -93,7 +93,8 @@ var (
 // Evernote note with (yarleDates), applies to every section, as do the
 // tags of a line of tags alone the note opens with (topTags); a #tag in
 // a section's text or heading tags that section alone (none in code,
-// math, an HTML comment or an HTML block). The date is its date, created, updated,
+// math, an HTML comment or an HTML block, where no line is a heading
+// either). The date is its date, created, updated,
 // modified or lastmod, the first that reads as one, else the date the
 // file name gives (see nameDate) or its folders and name (folderDay),
 // else the file's modification time; a section under a heading that
@@ -182,8 +183,8 @@ func readMarkdown(fc *fileCtx) error {
 		line  int
 		lines []string
 		// para is where in lines a paragraph may begin: after the last
-		// line of code or of an HTML comment, which no setext underline
-		// makes a heading of.
+		// line of code, of an HTML comment or of an HTML block, which no
+		// setext underline makes a heading of.
 		para int
 		// titled: its outermost heading is of level 1, a title that
 		// names its board in its path.
@@ -200,7 +201,13 @@ func readMarkdown(fc *fileCtx) error {
 	// h1s counts the note's level-1 headings; firstLevel is the level of
 	// its first heading.
 	h1s, firstLevel := 0, 0
+	// html follows the note's HTML blocks, as the tags' reading does
+	// (hiddenSpans): a line in one is HTML, no heading.
+	html := hiddenSpans{blocks: true}
 	open := func(level int, heading string, line int) {
+		// A heading is no paragraph: a tag alone on the next line opens
+		// an HTML block.
+		html.para = false
 		if level == 1 {
 			h1s++
 		}
@@ -254,6 +261,13 @@ func readMarkdown(fc *fileCtx) error {
 			continue
 		}
 		isCode := code.line(trimmed)
+		if !isCode && html.htmlBlock(i, line) {
+			// As in CommonMark: "# x" in a <div> or a <details> (up to
+			// a blank line), or in a <pre> (up to its end), is HTML.
+			cur.lines = append(cur.lines, line)
+			cur.para = len(cur.lines)
+			continue
+		}
 		if !isCode {
 			// The patterns only where a heading may be: most lines of a
 			// note are none, and a pattern's scan costs a line's length.

@@ -340,6 +340,41 @@ func TestRead_htmlCommentBlock(t *testing.T) {
 	}
 }
 
+// TestRead_headingInHTMLBlock: a line like a heading in an HTML block
+// is HTML, as CommonMark reads it (spec.commonmark.org, 4.6 HTML blocks):
+// a block element's tag (<div>, <details>...) or a tag alone on its line
+// opens one up to a blank line, <pre>, <script>, <style> and <textarea>
+// up to their closing tag. Such a line opened a section, which took the
+// rest of the block (its closing tag too) from the section it is in. A
+// heading after the blank line that ends a block is one, and a tag alone
+// on its line breaks no paragraph, so a heading after it is one too.
+func TestRead_headingInHTMLBlock(t *testing.T) {
+	tests := []struct {
+		name, note string
+		want       []string
+	}{
+		{"div", "# Plan\nShip on Friday.\n<div class=\"old\">\n## Old plan\nShip on Monday.\n</div>\n\n## Next\nReview.\n",
+			[]string{"Plan: Ship on Friday.|<div class=\"old\">|## Old plan|Ship on Monday.|</div>", "Plan > Next: Review."}},
+		{"details up to a blank line", "# Log\n<details>\n<summary>Day 1</summary>\n## Deployed\n</details>\n\n<details>\n\n## Day 2\nRolled back.\n\n</details>\n",
+			[]string{"Log: <details>|<summary>Day 1</summary>|## Deployed|</details>||<details>", "Log > Day 2: Rolled back.||</details>"}},
+		{"pre across blank lines", "# Log\n<pre>\n# not a heading\n\n# nor this\n</pre>\n## Next\nReview.\n",
+			[]string{"Log: <pre>|# not a heading||# nor this|</pre>", "Log > Next: Review."}},
+		{"tag alone on its line", "# Log\n\n<x-card>\n# inside\nText\n===\n</x-card>\n\n## Next\nReview.\n",
+			[]string{"Log: <x-card>|# inside|Text|===|</x-card>", "Log > Next: Review."}},
+		{"tag alone breaks no paragraph", "# Log\nSome text\n<span>\n## Next\nReview.\n",
+			[]string{"Log: Some text|<span>", "Log > Next: Review."}},
+		{"tag alone after a heading", "# Log\n<x-card>\n## inside\n</x-card>\n",
+			[]string{"Log: <x-card>|## inside|</x-card>"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noteSections(t, "log.md", tt.note); !slices.Equal(got, tt.want) {
+				t.Errorf("sections\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestRead_frontMatterListProperty: a front matter field that names one
 // thing given as a list (an Obsidian list property, an unquoted
 // [[link]]) costs the note only that field: a list of one is its value,
