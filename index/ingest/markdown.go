@@ -377,8 +377,10 @@ func readMarkdown(fc *fileCtx) error {
 	// A note that opens with its only level-1 heading has that heading
 	// for its title, as Markdown is written: it names the note in every
 	// heading path, and the file name ("README", a slug) would be noise
-	// before it.
-	titleHeading := h1s == 1 && firstLevel == 1
+	// before it. A title front matter gives is the note's own (Jekyll,
+	// Hugo and Pandoc show it apart from the text's headings), and leads
+	// unless that heading says it (sectionTitle).
+	titleHeading := h1s == 1 && firstLevel == 1 && strings.TrimSpace(title) == ""
 	// Every section has the note's tags: they are redacted once, here,
 	// and each record counts their redactions (see fileCtx.cleanTags).
 	tagRedactions := redact.List(&tags)

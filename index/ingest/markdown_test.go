@@ -1400,7 +1400,10 @@ func noteTitles(t *testing.T, name, note string) []string {
 // its heading path does not: "Project Phoenix > Risks", where it was
 // "Risks", which tells no note from another. A path that opens with the
 // note's name, or with the H1 that opens the note as its only one, is
-// not prefixed; ids stay those of the heading path.
+// not prefixed; ids stay those of the heading path. That H1 names the
+// note only where front matter gives no title: a title of other words
+// (a page's title in Jekyll, Hugo and Pandoc, shown apart from its
+// headings) was lost from every section's title.
 func TestRead_sectionTitleNamesNote(t *testing.T) {
 	tests := []struct {
 		name, file, note string
@@ -1411,6 +1414,10 @@ func TestRead_sectionTitleNamesNote(t *testing.T) {
 				"Project Phoenix.md#risks-staffing|Project Phoenix > Risks > Staffing"}},
 		{"front matter title", "px.md", "---\ntitle: Project Phoenix\n---\n## Risks\nVendor API.\n",
 			[]string{"px.md#risks|Project Phoenix > Risks"}},
+		{"front matter title and another H1", "px.md", "---\ntitle: Project Phoenix\n---\n# Overview\nRebuild.\n## Risks\nVendor API.\n",
+			[]string{"px.md#overview|Project Phoenix > Overview", "px.md#overview-risks|Project Phoenix > Overview > Risks"}},
+		{"front matter title is the H1", "px.md", "---\ntitle: Project Phoenix\n---\n# Project Phoenix\nRebuild.\n",
+			[]string{"px.md#project-phoenix|Project Phoenix"}},
 		{"H1 is the name", "Project Phoenix.md", "# Project Phoenix\nRebuild.\n## Risks\nVendor API.\n",
 			[]string{"Project Phoenix.md#project-phoenix|Project Phoenix", "Project Phoenix.md#project-phoenix-risks|Project Phoenix > Risks"}},
 		{"H1 is the name, spelt as a slug", "project-phoenix.md", "# Project Phoenix\nRebuild.\n# Later\nMore.\n",
