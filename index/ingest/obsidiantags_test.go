@@ -129,7 +129,12 @@ func TestRead_tagsObsidianHides(t *testing.T) {
 // reads each tag every section: a list in brackets or in lines, one
 // string of tags parted by commas or blanks, with or without their "#",
 // and tag, the key's older singular spelling (any case), which was not
-// read at all.
+// read at all. A string with a blank ("a b/c", quoted or not) is a tag
+// per word, not one tag "a b/c" nor none: Obsidian parts a string at
+// its blanks as at its commas (jackyzha0/quartz pull 620: "Obsidian
+// natively supports space-delimited tags:"; jhofker/obsidian-hoarder
+// issue 4 and exmemo-ai/obsidian-exmemo-tools issue 20: a tag of words
+// written as a string became a tag per word in Obsidian).
 func TestRead_frontMatterTagForms(t *testing.T) {
 	var tests []sectionTagCase
 	for name, fm := range map[string]string{
@@ -137,6 +142,9 @@ func TestRead_frontMatterTagForms(t *testing.T) {
 		"list in lines": "---\ntags:\n  - a\n  - b/c\n---",
 		"commas":        "---\ntags: a, b/c\n---",
 		"hashes":        "---\ntags: \"#a #b/c\"\n---",
+		"blanks":        "---\ntags: \"a b/c\"\n---",
+		"blanks bare":   "---\ntags: a  b/c\n---",
+		"both":          "---\ntags: \"a,b/c a\"\n---",
 		"tag":           "---\ntag: a, b/c\n---",
 		"tag list":      "---\ntag: [a, b/c]\n---",
 		"Tag in lines":  "---\nTag:\n  - a\n  - '#b/c'\n---",
