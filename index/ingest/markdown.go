@@ -287,7 +287,13 @@ func readMarkdown(fc *fileCtx) error {
 			}
 			if level := setextLevel(line); level > 0 {
 				if n := paragraphEnd(cur.lines[cur.para:]); n > 0 {
-					heading := strings.Join(cur.lines[len(cur.lines)-n:], " ")
+					// Its lines without their blanks, as CommonMark reads
+					// a paragraph's: an indent, a hard break's two blanks.
+					words := make([]string, n)
+					for k, l := range cur.lines[len(cur.lines)-n:] {
+						words[k] = strings.TrimSpace(l)
+					}
+					heading := strings.Join(words, " ")
 					cur.lines = cur.lines[:len(cur.lines)-n]
 					open(level, heading, fmLines+i+1-n)
 					continue

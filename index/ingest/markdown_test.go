@@ -97,6 +97,21 @@ func TestRead_setextHeadings(t *testing.T) {
 	}
 }
 
+// TestRead_setextHeadingOfLines: a setext heading of several lines is
+// their words, each line without the blanks around it, as CommonMark
+// reads a paragraph's lines (spec.commonmark.org, 4.8 Paragraphs: the
+// blanks a line opens with are stripped; 4.3: the heading's content is
+// the paragraph's): a line ending in the two blanks of a hard line
+// break, or one indented, kept them in the heading, "Deploy    notes".
+func TestRead_setextHeadingOfLines(t *testing.T) {
+	note := "Deploy  \n  notes\n===\nThe port moved.\n\nWhy it\n\tmoved\n---\nA conflict.\n"
+	got := noteSections(t, "deploy.md", note)
+	want := []string{"Deploy notes: The port moved.", "Deploy notes > Why it moved: A conflict."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
+
 // TestRead_lineEndings: a note whose lines end in CR alone (classic Mac
 // OS, some exporters), in CRLF, or in CR CR LF (a CRLF file converted
 // again) reads as the same sections as one with LF: CommonMark takes a
