@@ -651,8 +651,9 @@ func setextLevel(line string) int {
 // paragraphEnd returns how many of the last lines form the paragraph a
 // setext underline turns into a heading (0: none). As in CommonMark, the
 // lines must follow a blank line, a thematic break or the start of lines
-// and read as plain text: after a list item, a quote, a table row or
-// indented code, "---" is a thematic break instead.
+// and read as plain text: after a list item, a quote, a table's row (its
+// outer pipes left out too) or indented code, "---" is a thematic break
+// instead.
 func paragraphEnd(lines []string) int {
 	n := 0
 	for n < len(lines) {
@@ -674,6 +675,14 @@ func paragraphEnd(lines []string) int {
 	if strings.HasPrefix(first, "    ") || strings.HasPrefix(first, "\t") || notParagraph.MatchString(first) {
 		return 0
 	}
+	// A table without its outer pipes ("a | b" over "--- | ---", as
+	// GFM allows) runs to the underline, which follows its rows, not a
+	// paragraph: "---" ends it, "===" is a row.
+	for k := len(lines) - n + 1; k < len(lines); k++ {
+		if strings.IndexByte(lines[k], '|') >= 0 && tableDelimiter.MatchString(lines[k]) && strings.IndexByte(lines[k-1], '|') >= 0 {
+			return 0
+		}
+	}
 	return n
 }
 
@@ -681,6 +690,9 @@ var (
 	// notParagraph starts a line that is no paragraph text: a table row,
 	// an HTML block.
 	notParagraph = regexp.MustCompile(`^ {0,3}(?:\||<)`)
+	// tableDelimiter is a GFM table's delimiter row ("--- | :---:"),
+	// which holds a pipe besides (a one-column table's "--- |").
+	tableDelimiter = regexp.MustCompile(`^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$`)
 	// listOrQuote starts a list item or a quote.
 	listOrQuote = regexp.MustCompile(`^ {0,3}(?:[-*+] |\d{1,9}[.)] |>)`)
 	// thematicBreak is a line of three or more "-", "*" or "_", spaces

@@ -651,6 +651,36 @@ func TestRead_setextAfterBreakOrList(t *testing.T) {
 	}
 }
 
+// TestRead_setextAfterTable: "---" or "===" right after a table written
+// without its outer pipes ("Name | Value" over "--- | ---", as GitHub
+// Flavored Markdown allows: github.github.com/gfm, 4.10 Tables) is no
+// setext underline: a table's rows are no paragraph, "---" is a thematic
+// break that ends the table, and "===" one more row. The whole table was
+// made a heading, its cells the section's title and gone from its text.
+// Text after a blank line that ends the table is a paragraph again.
+func TestRead_setextAfterTable(t *testing.T) {
+	tests := []struct {
+		name, note string
+		want       []string
+	}{
+		{"break", "# Ports\nName | Value\n---- | :----:\nweb | 3037\n---\nMoved in May.\n",
+			[]string{"Ports: Name | Value|---- | :----:|web | 3037|---|Moved in May."}},
+		{"a row of =", "# Ports\n\nName | Value\n--- | ---\nweb | 3037\n===\nMoved in May.\n",
+			[]string{"Ports: Name | Value|--- | ---|web | 3037|===|Moved in May."}},
+		{"one column", "# Ports\nName |\n--- |\nweb |\n---\n",
+			[]string{"Ports: Name ||--- ||web ||---"}},
+		{"heading after the table", "# Ports\nName | Value\n--- | ---\nweb | 3037\n\nHistory\n---\nMoved in May.\n",
+			[]string{"Ports: Name | Value|--- | ---|web | 3037", "Ports > History: Moved in May."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noteSections(t, "ports.md", tt.note); !slices.Equal(got, tt.want) {
+				t.Errorf("sections\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestRead_wikiLinksNotInCode: a wiki link becomes its text in a note's
 // prose, and "[[" in code is code, as Obsidian shows it: a shell test
 // (if [[ -f x ]]) in a fenced block or a code span lost its brackets, and
