@@ -1196,6 +1196,21 @@ func TestRead_logseqBlockMetadata(t *testing.T) {
 	}
 }
 
+// TestRead_headingInQuote: a heading in a quote or a callout ("> # x")
+// opens no section: the quote is one block of its section, as Obsidian
+// reads it, which counts no heading there (Vinzent03/obsidian-advanced-uri
+// issue 124: a callout's heading is "not included in the outline";
+// BrMacCath/Table-of-Contents issue 1: "Obsidian natively ignores
+// headings inside callouts and quotes").
+func TestRead_headingInQuote(t *testing.T) {
+	note := "# Plan\nShip.\n> # Old plan\n> Ship on Monday.\n\n> [!note] Why\n> ## Reason\n> A freeze.\n\n## Next\nReview.\n"
+	got := noteSections(t, "plan.md", note)
+	want := []string{"Plan: Ship.|> # Old plan|> Ship on Monday.||> Why|> ## Reason|> A freeze.", "Plan > Next: Review."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
+
 // TestRead_headingOnAListItem: a heading that is a list item's content
 // ("- ## Deploy", as Logseq writes a heading block, the blocks under it
 // indented) opens a section as CommonMark reads it a heading: a Logseq
