@@ -167,6 +167,28 @@ func TestRead_htmlNote(t *testing.T) {
 	}
 }
 
+// TestRead_htmlNoteTextLikeMarkup: a line of an HTML note's text that
+// reads like a tag ("&lt;pre&gt; keeps blanks", a note about HTML) is
+// its words, not an HTML block: the headings after it open sections. The
+// line was taken for a <pre> block, which held the rest of the note.
+func TestRead_htmlNoteTextLikeMarkup(t *testing.T) {
+	note := "<html><body><h1>Tags</h1><div>&lt;pre&gt; keeps a text's blanks</div><div>&lt;div&gt;</div>" +
+		"<h2>Lists</h2><div>&lt;ul&gt; holds items</div><h2>Tables</h2><div>Rows.</div></body></html>\n"
+	dir := writeTree(t, map[string]string{"Notes/HTML.html": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir, Include: []string{"*.html"}})
+	if len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Title+": "+r.Text)
+	}
+	want := []string{"Tags: <pre> keeps a text's blanks\n<div>", "Tags > Lists: <ul> holds items", "Tags > Tables: Rows."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
+
 // TestReadJSONL_exportFieldsOfOtherShapes: a record of Nova's own shape
 // whose other fields happen to bear an export's names in other shapes
 // (a number for textContent, labels of objects without a name, a

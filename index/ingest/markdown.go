@@ -202,8 +202,9 @@ func readMarkdown(fc *fileCtx) error {
 	// its first heading.
 	h1s, firstLevel := 0, 0
 	// html follows the note's HTML blocks, as the tags' reading does
-	// (hiddenSpans): a line in one is HTML, no heading.
-	html := hiddenSpans{blocks: true}
+	// (hiddenSpans): a line in one is HTML, no heading. An HTML note's
+	// lines are its text, its markup gone: "<pre>" there is words.
+	html := hiddenSpans{blocks: !isHTMLNote(path)}
 	open := func(level int, heading string, line int) {
 		// A heading is no paragraph: a tag alone on the next line opens
 		// an HTML block.
