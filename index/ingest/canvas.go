@@ -95,7 +95,7 @@ func readCanvas(fc *fileCtx) error {
 	texts := make([]cardText, len(cards))
 	byID := map[string]string{}
 	for i, card := range cards {
-		text, tags := cleanNote(canvasMarkdown(card.Text))
+		text, tags := cleanNote(canvasMarkdown(card.Text), true)
 		tags = uniqueTags(tags)
 		text, redactions := cleanText(text)
 		texts[i] = cardText{text, tags, redactions}

@@ -189,6 +189,24 @@ func TestRead_htmlNoteTextLikeMarkup(t *testing.T) {
 	}
 }
 
+// TestRead_htmlNoteTagsAfterTextLikeMarkup: a #tag after a line of an
+// HTML note's text that reads like a tag ("&lt;div&gt;") is a tag, as
+// it is after any other words (Apple Notes writes tags in the text): the
+// line was taken for an HTML block, which hides tags, up to a blank line
+// that an HTML note's text has none of.
+func TestRead_htmlNoteTagsAfterTextLikeMarkup(t *testing.T) {
+	note := "<html><body><div>&lt;div&gt; wraps a block</div><div>Buy milk #errand</div>" +
+		"<h2>Shop</h2><div>&lt;p&gt; is a paragraph</div><div>Open at nine #hours</div></body></html>\n"
+	dir := writeTree(t, map[string]string{"Notes/Tags.html": note})
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir, Include: []string{"*.html"}})
+	if len(problems) != 0 || len(recs) != 2 {
+		t.Fatalf("records %+v, problems %v", recs, problems)
+	}
+	if !slices.Equal(recs[0].Tags, []string{"errand"}) || !slices.Equal(recs[1].Tags, []string{"hours"}) {
+		t.Errorf("tags %q and %q, want [errand] and [hours]", recs[0].Tags, recs[1].Tags)
+	}
+}
+
 // TestReadJSONL_exportFieldsOfOtherShapes: a record of Nova's own shape
 // whose other fields happen to bear an export's names in other shapes
 // (a number for textContent, labels of objects without a name, a

@@ -204,7 +204,8 @@ func readMarkdown(fc *fileCtx) error {
 	// html follows the note's HTML blocks, as the tags' reading does
 	// (hiddenSpans): a line in one is HTML, no heading. An HTML note's
 	// lines are its text, its markup gone: "<pre>" there is words.
-	html := hiddenSpans{blocks: !isHTMLNote(path)}
+	htmlBlocks := !isHTMLNote(path)
+	html := hiddenSpans{blocks: htmlBlocks}
 	open := func(level int, heading string, line int) {
 		// A heading is no paragraph: a tag alone on the next line opens
 		// an HTML block.
@@ -342,7 +343,7 @@ func readMarkdown(fc *fileCtx) error {
 			// The text before the first heading, or under the note's
 			// title when nothing comes before it ("# Trip\n#travel",
 			// as Bear writes a note's tags under its title).
-			for _, t := range topTags(s.lines) {
+			for _, t := range topTags(s.lines, htmlBlocks) {
 				if k := foldKey(t); !seen[k] {
 					seen[k] = true
 					tags = append(tags, strings.Clone(t))
@@ -356,7 +357,7 @@ func readMarkdown(fc *fileCtx) error {
 			joined = strings.Clone(joined)
 		}
 		s.lines = nil
-		texts[i], inline = cleanNote(joined)
+		texts[i], inline = cleanNote(joined, htmlBlocks)
 		if s.head != "" {
 			inline = append(headingTags(s.head), inline...)
 			s.head = ""
@@ -1413,13 +1414,14 @@ func afterCodeSpan(line string, at int) int {
 // links and a Notion export's links to its own files (notionLinks) into
 // their text, outside code: "[[" in code is code (a
 // shell's [[ -f x ]], a Lua string). It returns the #tags of the text
-// outside code too, and outside math and HTML comments (hiddenSpans).
-func cleanNote(s string) (string, []string) {
+// outside code too, and outside math, HTML comments and, where
+// htmlBlocks, HTML blocks (hiddenSpans).
+func cleanNote(s string, htmlBlocks bool) (string, []string) {
 	var code fences
 	indented := indentedCode{blank: true}
 	var tags []string
 	lines := strings.Split(s, "\n")
-	hide := newHiddenSpans(lines)
+	hide := newHiddenSpans(lines, htmlBlocks)
 	kept := lines[:0]
 	for i, line := range lines {
 		if code.line(strings.TrimSpace(line)) {

@@ -150,9 +150,11 @@ type hiddenSpans struct {
 }
 
 // newHiddenSpans follows lines, which it looks ahead in for the "$$"
-// that closes a block.
-func newHiddenSpans(lines []string) hiddenSpans {
-	return hiddenSpans{lastDollars: lastDollarsLine(lines), blocks: true}
+// that closes a block. htmlBlocks: the lines are Markdown, whose HTML
+// blocks hide tags; an HTML note's text (htmlNoteText) has none, its
+// markup gone, and a line of it that reads like a tag ("<div>") is words.
+func newHiddenSpans(lines []string, htmlBlocks bool) hiddenSpans {
+	return hiddenSpans{lastDollars: lastDollarsLine(lines), blocks: htmlBlocks}
 }
 
 // htmlBlockStarts are the lines that open an HTML block, as CommonMark
@@ -453,10 +455,10 @@ func digitsOnly(tag string) bool {
 // #area/home", as a note is tagged whole in Bear or Obsidian. They stop
 // at the first line with anything else, text or a fence, whose tags are
 // its section's. An HTML comment is no text here, and holds no tag
-// (hiddenSpans), nor does math.
-func topTags(lines []string) []string {
+// (hiddenSpans), nor does math; htmlBlocks is newHiddenSpans's.
+func topTags(lines []string, htmlBlocks bool) []string {
 	var out []string
-	hide := newHiddenSpans(lines)
+	hide := newHiddenSpans(lines, htmlBlocks)
 	for i, written := range lines {
 		line, shown := hide.text(i, written)
 		if !shown {
