@@ -387,8 +387,10 @@ func readMarkdown(fc *fileCtx) error {
 	// heading path, and the file name ("README", a slug) would be noise
 	// before it. A title front matter gives is the note's own (Jekyll,
 	// Hugo and Pandoc show it apart from the text's headings), and leads
-	// unless that heading says it (sectionTitle).
-	titleHeading := h1s == 1 && firstLevel == 1 && strings.TrimSpace(title) == ""
+	// unless that heading says it (as sectionTitle compares them; here
+	// once, not for each of a log's thousands of sections).
+	titleHeading := h1s == 1 && firstLevel == 1 &&
+		(strings.TrimSpace(title) == "" || slug(sections[1].path[0]) == slug(docTitle))
 	// Every section has the note's tags: they are redacted once, here,
 	// and each record counts their redactions (see fileCtx.cleanTags).
 	tagRedactions := redact.List(&tags)
