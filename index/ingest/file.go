@@ -237,4 +237,8 @@ package ingest
 // Claude.ai project memories titled with their project; notes' tags:
 // #a#b two tags, a tag after a table's pipe, emoji in tags, none in an
 // HTML block, a front-matter tag with a space dropped.
-const Version = "ingest-v36"
+// ingest-v37: notes' sections as CommonMark reads them: no heading in an
+// HTML block, a setext heading's lines without their blanks, no setext
+// underline after a table without outer pipes; a front matter title
+// leads its sections' titles when the only H1 says other words.
+const Version = "ingest-v37"
