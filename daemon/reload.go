@@ -357,17 +357,17 @@ func (s *Server) recheck(ctx context.Context, d index.Depth, changed <-chan stru
 		s.statusMu.Unlock()
 		return held
 	}
-	if st == api.IntegrityVerified {
-		// A promotion that deleted the served generation (a compaction
-		// removes the one it replaces) can reach this check before the
-		// manifest watcher's event: that is a reload to make, not damage.
-		// A stop that cuts that reload short leaves cur served: the
-		// damage is the reload's to tell, at the next start.
-		if m, _, merr := manifest.Read(s.home.Manifest()); merr == nil && m.RunID != cur.runID() {
-			s.reloadOnce(ctx, triggerWatch, nil)
-			if s.current.Load() != cur || ctx.Err() != nil {
-				return held
-			}
+	// A promotion that deleted the served generation (a compaction removes
+	// the one it replaces) can reach this check before the manifest
+	// watcher's event: that is a reload to make, not damage. The manifest
+	// is compared by content, not by the run id it names: a fallback
+	// served is not the one the manifest names, and was logged damaged.
+	// A stop that cuts that reload short leaves cur served: the damage is
+	// the reload's to tell, at the next start.
+	if s.manifestChangedFrom(cur.hash) {
+		s.reloadOnce(ctx, triggerWatch, nil)
+		if s.current.Load() != cur || ctx.Err() != nil {
+			return held
 		}
 	}
 	s.log.Error("The files of the served generation are damaged; looking for an intact one", "runId", cur.runID(),
