@@ -235,6 +235,9 @@ func TestStopDuringRecheckOvertaken(t *testing.T) {
 // generation; it returns the run id the manifest names then.
 func (n *checkedNovad) sync() string {
 	n.t.Helper()
+	// Asked before: novad may serve what the sync promotes before it
+	// returns.
+	served := n.health().Generation
 	f, err := os.OpenFile(n.src, os.O_APPEND|os.O_WRONLY, 0)
 	novatest.Must(n.t, err)
 	_, err = f.WriteString(`{"id":"door","text":"The hangar door sticks in the cold."}` + "\n")
@@ -245,7 +248,7 @@ func (n *checkedNovad) sync() string {
 	// The manifest's: a sync may promote a delta, then its compaction.
 	m, _, err := manifest.Read(n.cfg.Home.Manifest())
 	novatest.Must(n.t, err)
-	if m.RunID == n.health().Generation {
+	if m.RunID == served {
 		n.t.Fatalf("the sync promoted nothing: the manifest names %s, served", m.RunID)
 	}
 	return m.RunID

@@ -66,18 +66,35 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 	defer quick.Stop()
 	deep := time.NewTicker(s.opts.DeepCheckEvery)
 	defer deep.Stop()
-	used := false     // a request came since the last quick tick
-	idle := false     // the quick ticker is stopped until a request comes
-	deepOwed := false // a deep check came due while idle
+	used := false       // a request came since the last quick tick
+	idle := false       // the quick ticker is stopped until a request comes
+	deepOwed := false   // a deep check came due while idle
+	var held heldEvents // what came while the last step ran, to handle now
+	reload := func(trigger string) heldEvents {
+		h, _ := s.reloadCut(ctx, changed, trigger)
+		return h
+	}
 	for {
-		var held heldEvents // what came while a re-check ran
+		if ctx.Err() != nil {
+			return // a stop cut the step short: nothing to reload
+		}
+		switch {
+		case held.signal:
+			held.signal = false
+			held = held.or(reload(triggerSignal))
+			continue
+		case held.changed:
+			held.changed = false
+			held = held.or(reload(triggerWatch))
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
-			s.manifestEvent(ctx)
+			held = reload(triggerWatch)
 		case <-s.hup:
-			s.reloadOnce(ctx, triggerSignal, nil)
+			held = reload(triggerSignal)
 		case <-s.used:
 			if !idle {
 				used = true
@@ -109,22 +126,74 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 		case <-s.collect:
 			s.collectRetired()
 		}
-		if ctx.Err() != nil {
-			return // a stop cut the re-check short: nothing to reload
-		}
-		if held.signal {
-			s.reloadOnce(ctx, triggerSignal, nil)
-		}
-		if held.changed {
-			s.manifestEvent(ctx)
-		}
 	}
 }
 
 // heldEvents are the SIGHUP and manifest watcher events that came while
-// a re-check ran, which the reload loop handles once it returns.
+// a step of the reload loop (a re-check or a reload) ran, which the loop
+// handles once it returns.
 type heldEvents struct {
 	signal, changed bool
+}
+
+func (h heldEvents) or(o heldEvents) heldEvents {
+	return heldEvents{signal: h.signal || o.signal, changed: h.changed || o.changed}
+}
+
+// cutShort runs step, a re-check or a reload, with a context that a
+// SIGHUP, or a manifest the watcher (changed) finds naming other content
+// than base, cancels. The reload either one asks for verifies in full
+// what it serves, and it waited, the reload loop being one goroutine,
+// until the step had hashed every file (minutes, for a large index on a
+// slow disk). The watcher's polls tick whether or not anything changed:
+// only a new manifest cuts. cutShort returns the events that came while
+// step ran, for the loop to handle, and whether step's context was
+// cancelled (by that or by a stop) when it returned. The listener only
+// records and cancels: state changes stay on the loop's goroutine.
+func (s *Server) cutShort(ctx context.Context, changed <-chan struct{}, base string, step func(context.Context)) (held heldEvents, cut bool) {
+	stepCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done, listened := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(listened)
+		for {
+			select {
+			case <-done:
+				return
+			case <-s.hup:
+				held.signal = true
+				cancel()
+				return
+			case <-changed:
+				held.changed = true
+				if s.manifestChangedFrom(base) {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	step(stepCtx)
+	cut = stepCtx.Err() != nil
+	close(done)
+	<-listened
+	return held, cut
+}
+
+// reloadCut is reloadOnce cut short (see cutShort) by a SIGHUP or by a
+// manifest other than the one it read as it began; it reports whether it
+// was cut short (or stopped). A reload cut short records nothing (as for
+// a stop); the loop makes the one the event asks for. A watcher event
+// (triggerWatch) is handled in full (manifestEvent).
+func (s *Server) reloadCut(ctx context.Context, changed <-chan struct{}, trigger string) (heldEvents, bool) {
+	_, base, _ := manifest.Read(s.home.Manifest())
+	return s.cutShort(ctx, changed, base, func(ctx context.Context) {
+		if trigger == triggerWatch {
+			s.manifestEvent(ctx)
+			return
+		}
+		s.reloadOnce(ctx, trigger, nil)
+	})
 }
 
 // manifestEvent handles an event of the manifest watcher or its poll.
@@ -298,10 +367,8 @@ func (s *Server) collectRetired() {
 // back to an intact generation when they are damaged.
 //
 // A SIGHUP, or a manifest the watcher (changed) finds naming other
-// content than the one served, cuts the check short: the reload it asks
-// for verifies in full what it serves, and waited, the reload loop being
-// one goroutine, until every file was hashed (minutes, for a large index
-// on a slow disk). A check cut short, by that or by a stop, found
+// content than the one served, cuts the check short, and the reloads it
+// makes (see cutShort). A check cut short, by that or by a stop, found
 // nothing and records nothing. It returns the events that came while it
 // ran, for the reload loop to handle.
 func (s *Server) recheck(ctx context.Context, d index.Depth, changed <-chan struct{}) heldEvents {
@@ -310,41 +377,16 @@ func (s *Server) recheck(ctx context.Context, d index.Depth, changed <-chan stru
 	if cur == nil || st == api.IntegrityDamaged {
 		// Nothing intact on disk was found last time. Searching again costs
 		// a hash of every kept generation, so only the deep tick does it
-		// (SIGHUP, a sync or a rollback do it at once).
+		// (SIGHUP, a sync or a rollback do it at once, and cut it short).
 		if d == index.Deep && st != "" {
-			s.reloadOnce(ctx, triggerRetry, nil)
+			held, _ := s.reloadCut(ctx, changed, triggerRetry)
+			return held
 		}
 		return heldEvents{}
 	}
-	checkCtx, cut := context.WithCancel(ctx)
-	defer cut()
-	var held heldEvents
-	checked, listened := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(listened)
-		for {
-			select {
-			case <-checked:
-				return
-			case <-s.hup:
-				held.signal = true
-				cut()
-				return
-			case <-changed:
-				// The poll ticks whether or not anything changed: only a
-				// new manifest is worth the check.
-				held.changed = true
-				if s.manifestChangedFrom(cur.hash) {
-					cut()
-					return
-				}
-			}
-		}
-	}()
-	err := cur.gen.Recheck(checkCtx, d)
-	close(checked)
-	<-listened
-	if err != nil && checkCtx.Err() != nil {
+	var err error
+	held, cut := s.cutShort(ctx, changed, cur.hash, func(ctx context.Context) { err = cur.gen.Recheck(ctx, d) })
+	if err != nil && cut {
 		return held // novad stops, or reloads: a check cut short found nothing
 	}
 	if err == nil {
@@ -363,10 +405,12 @@ func (s *Server) recheck(ctx context.Context, d index.Depth, changed <-chan stru
 	// is compared by content, not by the run id it names: a fallback
 	// served is not the one the manifest names, and was logged damaged.
 	// A stop that cuts that reload short leaves cur served: the damage is
-	// the reload's to tell, at the next start.
+	// the reload's to tell, at the next start; a SIGHUP or a newer
+	// promotion, the loop's next reload.
 	if s.manifestChangedFrom(cur.hash) {
-		s.reloadOnce(ctx, triggerWatch, nil)
-		if s.current.Load() != cur || ctx.Err() != nil {
+		more, cut := s.reloadCut(ctx, changed, triggerWatch)
+		held = held.or(more)
+		if cut || s.current.Load() != cur {
 			return held
 		}
 	}

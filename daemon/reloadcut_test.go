@@ -11,6 +11,7 @@ import (
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/index/generation"
 	"github.com/nova-recall/nova/internal/novatest"
+	"github.com/nova-recall/nova/internal/swell"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
 )
@@ -91,6 +92,76 @@ func (n *checkedNovad) waitServing(id, after string) {
 			n.t.Fatalf("generation %s was not served within 30 s of %s (serving %s, integrity %+v):\n%s",
 				id, after, h.Generation, h.Integrity, n.logs.String())
 		}
+	}
+}
+
+// reloadCuts are the two ways a reload is asked for while novad is busy:
+// a SIGHUP, and a promotion the manifest watcher (polling every 100 ms)
+// sees. poll is the watcher's period; ask, called after the promotion,
+// asks for the reload.
+var reloadCuts = []struct {
+	name string
+	poll time.Duration
+	ask  func(*Server)
+}{
+	{"sighup", time.Hour, func(s *Server) { s.Reload() }},
+	{"promotion", 100 * time.Millisecond, func(*Server) {}},
+}
+
+// TestReloadDuringRetry: while the served generation is damaged and no
+// kept one was found intact, each deep tick looks again, hashing every
+// kept generation. A SIGHUP or a promotion that comes meanwhile is
+// served at once, the search cut short; it waited until every kept
+// generation was hashed.
+func TestReloadDuringRetry(t *testing.T) {
+	for _, tc := range reloadCuts {
+		t.Run(tc.name, func(t *testing.T) {
+			n := startChecked(t, 500*time.Millisecond, tc.poll, nil)
+			before := n.waitServed()
+			stash := stashServed(t, n.s.home)
+			// The served generation damaged, and no other kept.
+			novatest.Must(t, os.Remove(filepath.Join(n.s.home.Generation(before.Generation), generation.FileReport)))
+			n.s.checkNow <- struct{}{}
+			for deadline := time.Now().Add(30 * time.Second); n.health().Integrity.Status != api.IntegrityDamaged; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the damage was not found within 30 s:\n%s", n.logs.String())
+				}
+			}
+			// A kept generation whose hash takes for ever: the next deep
+			// tick's search hashes it.
+			kept := copyGeneration(t, n.s.home, stash, time.Hour)
+			swell.Report(t, n.s.home.Generation(kept))
+			swell.Await(t, os.Getpid(), n.s.home.Generation(kept), n.stopped)
+			next := copyGeneration(t, n.s.home, stash, 2*time.Hour)
+			promote(t, n.s.home, next)
+			tc.ask(n.s)
+			n.waitServing(next, "its promotion")
+			// Cut short, the search found nothing to tell of it.
+			if out := n.logs.String(); strings.Contains(out, kept) {
+				t.Errorf("the search cut short logged generation %s:\n%s", kept, out)
+			}
+		})
+	}
+}
+
+// TestReloadDuringLoad: a generation being loaded (every file hashed)
+// when a SIGHUP or a newer promotion comes is left: the reload serves
+// the generation promoted since. It waited until the first load ended.
+func TestReloadDuringLoad(t *testing.T) {
+	for _, tc := range reloadCuts {
+		t.Run(tc.name, func(t *testing.T) {
+			n := startChecked(t, time.Hour, tc.poll, nil)
+			n.waitServed()
+			stash := stashServed(t, n.s.home)
+			slow := promoteCopy(t, n.s.home) // loading it hashes 64 GiB
+			tc.ask(n.s)
+			swell.Await(t, os.Getpid(), slow, n.stopped)
+			next := copyGeneration(t, n.s.home, stash, 2*time.Hour)
+			promote(t, n.s.home, next)
+			tc.ask(n.s)
+			n.waitServing(next, "its promotion")
+			n.stopNow()
+		})
 	}
 }
 
