@@ -66,35 +66,18 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 	defer quick.Stop()
 	deep := time.NewTicker(s.opts.DeepCheckEvery)
 	defer deep.Stop()
-	used := false       // a request came since the last quick tick
-	idle := false       // the quick ticker is stopped until a request comes
-	deepOwed := false   // a deep check came due while idle
-	var held heldEvents // what came while the last step ran, to handle now
-	reload := func(trigger string) heldEvents {
-		h, _ := s.reloadCut(ctx, changed, trigger)
-		return h
-	}
+	used := false     // a request came since the last quick tick
+	idle := false     // the quick ticker is stopped until a request comes
+	deepOwed := false // a deep check came due while idle
 	for {
-		if ctx.Err() != nil {
-			return // a stop cut the step short: nothing to reload
-		}
-		switch {
-		case held.signal:
-			held.signal = false
-			held = held.or(reload(triggerSignal))
-			continue
-		case held.changed:
-			held.changed = false
-			held = held.or(reload(triggerWatch))
-			continue
-		}
+		var held heldEvents // what came while a check ran, to handle now
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
-			held = reload(triggerWatch)
+			s.manifestEvent(ctx)
 		case <-s.hup:
-			held = reload(triggerSignal)
+			s.reloadOnce(ctx, triggerSignal, nil)
 		case <-s.used:
 			if !idle {
 				used = true
@@ -126,30 +109,39 @@ func (s *Server) serveLoop(ctx context.Context, changed <-chan struct{}) {
 		case <-s.collect:
 			s.collectRetired()
 		}
+		// A load is never cut short: promotions that came faster than a
+		// large generation loads (a compaction's, every file hashed)
+		// would each cut the last, and nothing newer would be served
+		// until they paused.
+		if ctx.Err() != nil {
+			return // a stop cut the check short: nothing to reload
+		}
+		if held.signal {
+			s.reloadOnce(ctx, triggerSignal, nil)
+		}
+		if held.changed {
+			s.manifestEvent(ctx)
+		}
 	}
 }
 
 // heldEvents are the SIGHUP and manifest watcher events that came while
-// a step of the reload loop (a re-check or a reload) ran, which the loop
-// handles once it returns.
+// a check of the reload loop (a re-check, or the search for an intact
+// generation) ran, which the loop handles once it returns.
 type heldEvents struct {
 	signal, changed bool
 }
 
-func (h heldEvents) or(o heldEvents) heldEvents {
-	return heldEvents{signal: h.signal || o.signal, changed: h.changed || o.changed}
-}
-
-// cutShort runs step, a re-check or a reload, with a context that a
-// SIGHUP, or a manifest the watcher (changed) finds naming other content
-// than base, cancels. The reload either one asks for verifies in full
-// what it serves, and it waited, the reload loop being one goroutine,
-// until the step had hashed every file (minutes, for a large index on a
-// slow disk). The watcher's polls tick whether or not anything changed:
-// only a new manifest cuts. cutShort returns the events that came while
-// step ran, for the loop to handle, and whether step's context was
-// cancelled (by that or by a stop) when it returned. The listener only
-// records and cancels: state changes stay on the loop's goroutine.
+// cutShort runs step, a re-check or the search for an intact generation,
+// with a context that a SIGHUP, or a manifest the watcher (changed) finds
+// naming other content than base, cancels: the reload either one asks
+// for serves what is newer, and it waited, the reload loop being one
+// goroutine, until the step had hashed every file (minutes, for a large
+// index on a slow disk). The watcher's polls tick whether or not anything
+// changed: only a new manifest cuts. cutShort returns the events that
+// came while step ran, for the loop to handle, and whether step's context
+// was cancelled (by that or by a stop) when it returned. The listener
+// only records and cancels: state changes stay on the loop's goroutine.
 func (s *Server) cutShort(ctx context.Context, changed <-chan struct{}, base string, step func(context.Context)) (held heldEvents, cut bool) {
 	stepCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -178,22 +170,6 @@ func (s *Server) cutShort(ctx context.Context, changed <-chan struct{}, base str
 	close(done)
 	<-listened
 	return held, cut
-}
-
-// reloadCut is reloadOnce cut short (see cutShort) by a SIGHUP or by a
-// manifest other than the one it read as it began; it reports whether it
-// was cut short (or stopped). A reload cut short records nothing (as for
-// a stop); the loop makes the one the event asks for. A watcher event
-// (triggerWatch) is handled in full (manifestEvent).
-func (s *Server) reloadCut(ctx context.Context, changed <-chan struct{}, trigger string) (heldEvents, bool) {
-	_, base, _ := manifest.Read(s.home.Manifest())
-	return s.cutShort(ctx, changed, base, func(ctx context.Context) {
-		if trigger == triggerWatch {
-			s.manifestEvent(ctx)
-			return
-		}
-		s.reloadOnce(ctx, trigger, nil)
-	})
 }
 
 // manifestEvent handles an event of the manifest watcher or its poll.
@@ -367,9 +343,9 @@ func (s *Server) collectRetired() {
 // back to an intact generation when they are damaged.
 //
 // A SIGHUP, or a manifest the watcher (changed) finds naming other
-// content than the one served, cuts the check short, and the reloads it
-// makes (see cutShort). A check cut short, by that or by a stop, found
-// nothing and records nothing. It returns the events that came while it
+// content than the one served, cuts the check short, and the search for
+// an intact generation it makes (see cutShort). A check cut short, by
+// that or by a stop, found nothing and records nothing. It returns the events that came while it
 // ran, for the reload loop to handle.
 func (s *Server) recheck(ctx context.Context, d index.Depth, changed <-chan struct{}) heldEvents {
 	cur := s.current.Load()
@@ -379,7 +355,8 @@ func (s *Server) recheck(ctx context.Context, d index.Depth, changed <-chan stru
 		// a hash of every kept generation, so only the deep tick does it
 		// (SIGHUP, a sync or a rollback do it at once, and cut it short).
 		if d == index.Deep && st != "" {
-			held, _ := s.reloadCut(ctx, changed, triggerRetry)
+			_, base, _ := manifest.Read(s.home.Manifest())
+			held, _ := s.cutShort(ctx, changed, base, func(ctx context.Context) { s.reloadOnce(ctx, triggerRetry, nil) })
 			return held
 		}
 		return heldEvents{}
@@ -405,12 +382,10 @@ func (s *Server) recheck(ctx context.Context, d index.Depth, changed <-chan stru
 	// is compared by content, not by the run id it names: a fallback
 	// served is not the one the manifest names, and was logged damaged.
 	// A stop that cuts that reload short leaves cur served: the damage is
-	// the reload's to tell, at the next start; a SIGHUP or a newer
-	// promotion, the loop's next reload.
+	// the reload's to tell, at the next start.
 	if s.manifestChangedFrom(cur.hash) {
-		more, cut := s.reloadCut(ctx, changed, triggerWatch)
-		held = held.or(more)
-		if cut || s.current.Load() != cur {
+		s.reloadOnce(ctx, triggerWatch, nil)
+		if ctx.Err() != nil || s.current.Load() != cur {
 			return held
 		}
 	}
