@@ -275,7 +275,7 @@ func readMarkdown(fc *fileCtx) error {
 			// note are none, and a pattern's scan costs a line's length.
 			if strings.HasPrefix(strings.TrimLeft(line, " "), "#") {
 				if m := atxHeading.FindStringSubmatch(line); m != nil {
-					open(len(m[1]), m[2], fmLines+i+1)
+					open(len(m[1]), atxText(m[2]), fmLines+i+1)
 					continue
 				}
 			}
@@ -283,7 +283,7 @@ func readMarkdown(fc *fileCtx) error {
 			// Logseq writes a heading block.
 			if mayBeListItem(line) && strings.IndexByte(line, '#') >= 0 {
 				if m := listHeading.FindStringSubmatch(line); m != nil {
-					open(len(m[1]), m[2], fmLines+i+1)
+					open(len(m[1]), atxText(m[2]), fmLines+i+1)
 					continue
 				}
 			}
@@ -634,6 +634,17 @@ func snapshotKey(heads []string) []string {
 		key[i] = cmp.Or(laneKey(heads[i]), subjectKey(h))
 	}
 	return key
+}
+
+// atxText is the text atxHeading or listHeading gives an ATX heading,
+// with nothing but its closing sequence left: "### ###" is an empty
+// heading, as in CommonMark, where the pattern leaves the "###" it
+// finds no blank before.
+func atxText(text string) string {
+	if strings.Trim(text, "#") == "" {
+		return ""
+	}
+	return text
 }
 
 // setextUnderline is a setext heading's underline: "=" for level 1, "-"

@@ -1712,3 +1712,17 @@ func TestRead_obsidianKanbanMarkers(t *testing.T) {
 		t.Errorf("note that is no board: %q", got)
 	}
 }
+
+// TestRead_emptyClosedHeading: "### ###" is an empty heading, its "###"
+// the closing sequence, as CommonMark reads it (spec.commonmark.org/0.31.2,
+// 4.2 ATX headings: "ATX headings can be empty", "### ###" gives an
+// empty h3), as "## " is one already: it was a heading "###", a section
+// titled with markup.
+func TestRead_emptyClosedHeading(t *testing.T) {
+	note := "# Deploy\nSteps.\n### ###\nRun it.\n## \nDone.\n- ## ##\nLater.\n"
+	got := noteSections(t, "deploy.md", note)
+	want := []string{"Deploy: Steps.", "Deploy > : Run it.", "Deploy > : Done.", "Deploy > : Later."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}
