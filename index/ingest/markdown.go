@@ -687,7 +687,7 @@ func paragraphEnd(lines []string) int {
 		return 0
 	}
 	first := lines[len(lines)-n]
-	if strings.HasPrefix(first, "    ") || strings.HasPrefix(first, "\t") || notParagraph.MatchString(first) {
+	if strings.HasPrefix(first, "    ") || strings.HasPrefix(first, "\t") || tableRow.MatchString(first) || htmlStart(first) {
 		return 0
 	}
 	// A table without its outer pipes ("a | b" over "--- | ---", as
@@ -701,10 +701,18 @@ func paragraphEnd(lines []string) int {
 	return n
 }
 
+// htmlStart reports whether line opens an HTML block (htmlBlockStart),
+// a comment (<!--) included, which is no paragraph text. Inline HTML a
+// paragraph begins with ("<kbd>Ctrl</kbd> shortcuts") opens none.
+func htmlStart(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	return len(line)-len(t) <= 3 && strings.HasPrefix(t, "<") &&
+		(strings.HasPrefix(t, "<!--") || htmlBlockStart(line, false) != 0)
+}
+
 var (
-	// notParagraph starts a line that is no paragraph text: a table row,
-	// an HTML block.
-	notParagraph = regexp.MustCompile(`^ {0,3}(?:\||<)`)
+	// tableRow starts a table's row, which is no paragraph text.
+	tableRow = regexp.MustCompile(`^ {0,3}\|`)
 	// tableDelimiter is a GFM table's delimiter row ("--- | :---:"),
 	// which holds a pipe besides (a one-column table's "--- |").
 	tableDelimiter = regexp.MustCompile(`^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$`)

@@ -1726,3 +1726,35 @@ func TestRead_emptyClosedHeading(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_setextOfInlineHTML: a paragraph that begins with inline HTML
+// ("<kbd>Ctrl</kbd> shortcuts") is a setext heading's when "---"
+// underlines it, as CommonMark reads it (spec.commonmark.org/0.31.2, 4.6
+// HTML blocks: only a line that meets a start condition opens a block;
+// one of kind 7 is a complete tag "followed only by spaces, tabs, or the
+// end of the line"): every line beginning with "<" was taken for HTML,
+// the heading left in the text. (Its tags stay in the heading, as an ATX
+// heading's do.) A tag alone on its line still opens a block, which no
+// underline makes a heading, as does a comment.
+func TestRead_setextOfInlineHTML(t *testing.T) {
+	tests := []struct {
+		name, note string
+		want       []string
+	}{
+		{"inline tag", "# Keys\n\n<kbd>Ctrl</kbd> shortcuts\n---\nCopy with C.\n",
+			[]string{"Keys > <kbd>Ctrl</kbd> shortcuts: Copy with C."}},
+		{"autolink", "# Links\n\n<https://example.com> mirrors\n===\nTwo of them.\n",
+			[]string{"https://example.com mirrors: Two of them."}},
+		{"tag alone", "# Keys\n\n<kbd>\nCtrl\n---\nCopy.\n",
+			[]string{"Keys: <kbd>|Ctrl|---|Copy."}},
+		{"a comment", "# Keys\n\n<!-- draft -->\n---\nCopy.\n",
+			[]string{"Keys: <!-- draft -->|---|Copy."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noteSections(t, "keys.md", tt.note); !slices.Equal(got, tt.want) {
+				t.Errorf("sections\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
