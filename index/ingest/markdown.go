@@ -262,7 +262,7 @@ func readMarkdown(fc *fileCtx) error {
 			cur.para = len(cur.lines)
 			continue
 		}
-		isCode := code.line(trimmed)
+		isCode := code.line(line)
 		if !isCode && html.htmlBlock(i, line) {
 			// As in CommonMark: "# x" in a <div> or a <details> (up to
 			// a blank line), or in a <pre> (up to its end), is HTML.
@@ -512,7 +512,7 @@ func kanbanMarkers(lines []string) []string {
 	first := true
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if !code.line(t) && (first && kanbanComplete[t] || thematicBreak.MatchString(l)) {
+		if !code.line(l) && (first && kanbanComplete[t] || thematicBreak.MatchString(l)) {
 			continue
 		}
 		if t != "" {
@@ -1304,27 +1304,99 @@ func codeFence(line string) string {
 
 // fences follows a note's fenced code blocks line by line. The zero
 // value is outside any block.
-type fences struct{ open string }
+type fences struct {
+	open  string
+	items listItems
+}
 
-// line reports whether line (trimmed) is code, a fence or a line in a
-// block, and notes where blocks open and close: only a fence of the same
-// character, as long or longer and alone on its line, closes one.
+// line reports whether line is code, a fence or a line in a block, and
+// notes where blocks open and close: only a fence of the same character,
+// as long or longer and alone on its line, closes one. As in CommonMark,
+// a fence is indented three columns at most past the list item it is in
+// (listItems): one indented four is an indented code block's line, or a
+// paragraph's.
 func (f *fences) line(line string) bool {
-	if f.open == "" && mayBeListItem(line) {
+	indent := indentOf(line)
+	base := f.items.base(indent)
+	trimmed := strings.TrimSpace(line)
+	item := false
+	if f.open == "" {
 		// A block may open on a list item's line ("- ```sh", as Logseq
-		// writes every code block).
-		line = listItemMark.ReplaceAllString(line, "")
+		// writes every code block), however deep (see listItems).
+		if mark := f.items.line(line, indent); mark != "" {
+			trimmed, item = strings.TrimSpace(strings.TrimLeft(line, " \t")[len(mark):]), true
+		}
 	}
-	fence := codeFence(line)
+	if indent-base > 3 && !item {
+		return f.open != ""
+	}
+	fence := codeFence(trimmed)
 	switch {
 	case fence == "":
 		return f.open != ""
 	case f.open == "":
 		f.open = fence
-	case fence[0] == f.open[0] && len(fence) >= len(f.open) && fence == line:
+	case fence[0] == f.open[0] && len(fence) >= len(f.open) && fence == trimmed:
 		f.open = ""
 	}
 	return true
+}
+
+// listItems follows the list items a note's lines are in, for the
+// column blocks in one are indented from (CommonMark's 5.2 List items:
+// that of the item's content). Only as far as fences and indented code
+// need it: a line indented less than an item's content after a blank
+// line is out of it, a line without a blank before it (a lazy one) is
+// in; a list item's line is taken for one however deep it is indented,
+// as Logseq nests its blocks by tabs (a section's lines are read without
+// the items its heading is in). The zero value is in no list.
+type listItems struct {
+	cols  []int // the content columns of the items open, the innermost last
+	blank bool  // the line before was blank
+}
+
+// base returns the column a line indented indent is indented from: the
+// content column of the innermost item open that it reaches, else 0.
+func (l *listItems) base(indent int) int {
+	for k := len(l.cols) - 1; k >= 0; k-- {
+		if l.cols[k] <= indent {
+			return l.cols[k]
+		}
+	}
+	return 0
+}
+
+// line notes the items line (indented indent) opens or closes, and
+// returns the list item's mark it begins with (listItemMark), or "".
+func (l *listItems) line(line string, indent int) string {
+	t := strings.TrimLeft(line, " \t")
+	if t == "" {
+		l.blank = true
+		return ""
+	}
+	mark := ""
+	if mayBeListItem(t) {
+		mark = listItemMark.FindString(t)
+	}
+	item := mark != ""
+	if l.blank || item {
+		for len(l.cols) > 0 && l.cols[len(l.cols)-1] > indent {
+			l.cols = l.cols[:len(l.cols)-1]
+		}
+	}
+	l.blank = false
+	if item {
+		width := len(strings.TrimRight(mark, " \t"))
+		// The content begins after the blanks past the mark, one to
+		// four of them; five or more begin indented code, one column on.
+		if blanks := indentOf(mark[width:]); blanks <= 4 && len(t) > len(mark) {
+			width += blanks
+		} else {
+			width++
+		}
+		l.cols = append(l.cols, indent+width)
+	}
+	return mark
 }
 
 // listItemMark begins a list item's line: "- ", "* ", "+ ", "1. ", "1) ".
@@ -1364,7 +1436,7 @@ func withoutComments(lines []string) (out []string, hidden []bool) {
 	var code fences
 	inComment := false
 	for i, line := range lines {
-		if !inComment && code.line(strings.TrimSpace(line)) {
+		if !inComment && code.line(line) {
 			continue
 		}
 		for col := 0; col < len(line); {
@@ -1445,7 +1517,7 @@ func cleanNote(s string, htmlBlocks bool) (string, []string) {
 	hide := newHiddenSpans(lines, htmlBlocks)
 	kept := lines[:0]
 	for i, line := range lines {
-		if code.line(strings.TrimSpace(line)) {
+		if code.line(line) {
 			indented = indentedCode{}
 			kept = append(kept, line)
 			continue

@@ -1758,3 +1758,41 @@ func TestRead_setextOfInlineHTML(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_indentedFence: a fence indented four columns or more past
+// the block it is in opens no fenced block, as CommonMark reads it
+// (spec.commonmark.org/0.31.2, 4.5 Fenced code blocks: a code fence is
+// "preceded by up to three spaces of indentation", and a closing fence
+// too; four make an indented code block's line, 4.4). In a list item the
+// columns count from its content's (5.2 List items): "- build:" then
+// "    ```" is a fence two columns into the item. An unclosed "    ```"
+// outside a list hid every heading after it, and "    ```" closed a
+// block, whose lines after it were read as headings.
+func TestRead_indentedFence(t *testing.T) {
+	tests := []struct {
+		name, note string
+		want       []string
+	}{
+		{"unclosed, indented four", "# Deploy\nSteps.\n\n    ```sh\n    make run\n\n## Rollback\nRun it.\n",
+			[]string{"Deploy: Steps.||    ```sh|    make run", "Deploy > Rollback: Run it."}},
+		{"a tab", "# Deploy\n\n\t~~~\n\tmake run\n\n## Rollback\nRun it.\n",
+			[]string{"Deploy: ~~~|\tmake run", "Deploy > Rollback: Run it."}},
+		{"closing fence indented four", "# Deploy\n```\nmake run\n    ```\n# not a heading\n```\n## Rollback\nRun it.\n",
+			[]string{"Deploy: ```|make run|    ```|# not a heading|```", "Deploy > Rollback: Run it."}},
+		{"in a list item", "# Deploy\n- build:\n\n    ```sh\n  # install\n    make\n    ```\n## Rollback\nRun it.\n",
+			[]string{"Deploy: - build:||    ```sh|  # install|    make|    ```", "Deploy > Rollback: Run it."}},
+		{"in a list item's item", "# Deploy\n- build:\n  - on macOS:\n\n  Then:\n\n    ```sh\n  # install\n    ```\n## Rollback\nRun it.\n",
+			[]string{"Deploy: - build:|  - on macOS:||  Then:||    ```sh|  # install|    ```", "Deploy > Rollback: Run it."}},
+		{"on a Logseq block under a heading block", "- ## Deploy\n\t- ```sh\n\t  [[ -f x ]] && make\n\t  ```\n",
+			[]string{"Deploy: - ```sh|\t  [[ -f x ]] && make|\t  ```"}},
+		{"after a list a paragraph closed", "# Deploy\n- build\n\nThen:\n\n    ```sh\n    make\n\n## Rollback\nRun it.\n",
+			[]string{"Deploy: - build||Then:||    ```sh|    make", "Deploy > Rollback: Run it."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noteSections(t, "deploy.md", tt.note); !slices.Equal(got, tt.want) {
+				t.Errorf("sections\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
