@@ -183,8 +183,8 @@ func readMarkdown(fc *fileCtx) error {
 		line  int
 		lines []string
 		// para is where in lines a paragraph may begin: after the last
-		// line of code, of an HTML comment or of an HTML block, which no
-		// setext underline makes a heading of.
+		// line of code (fenced or indented), of an HTML comment or of an
+		// HTML block, which no setext underline makes a heading of.
 		para int
 		// titled: its outermost heading is of level 1, a title that
 		// names its board in its path.
@@ -226,6 +226,10 @@ func readMarkdown(fc *fileCtx) error {
 		sections = append(sections, cur)
 	}
 	var code fences
+	// lastText is the index of the last line of a paragraph's text: an
+	// indented line right after one goes on with the paragraph, after
+	// any other it may be indented code (fences.indented).
+	lastText := -2
 	inHTMLComment := false
 	// The note's text is held once, as its lines: the bytes go with this
 	// conversion, each section's lines once it is cleaned below, and the
@@ -263,6 +267,13 @@ func readMarkdown(fc *fileCtx) error {
 			continue
 		}
 		isCode := code.line(line)
+		if !isCode && lastText != i-1 && html.html == 0 && code.indented(line) {
+			// No heading, and no paragraph a setext underline makes
+			// one of: the text after it may be.
+			cur.lines = append(cur.lines, line)
+			cur.para = len(cur.lines)
+			continue
+		}
 		if !isCode && html.htmlBlock(i, line) {
 			// As in CommonMark: "# x" in a <div> or a <details> (up to
 			// a blank line), or in a <pre> (up to its end), is HTML.
@@ -305,6 +316,8 @@ func readMarkdown(fc *fileCtx) error {
 		cur.lines = append(cur.lines, line)
 		if isCode {
 			cur.para = len(cur.lines)
+		} else if trimmed != "" {
+			lastText = i
 		}
 	}
 	// Front matter's tags, and those of the lines of tags alone the note
@@ -1340,6 +1353,19 @@ func (f *fences) line(line string) bool {
 		f.open = ""
 	}
 	return true
+}
+
+// indented reports whether line, which line found no fenced block's,
+// is an indented code block's where no paragraph goes on into it, as in
+// CommonMark: indented four columns or more past the list item it is in
+// (a list item's line is none, see listItems).
+func (f *fences) indented(line string) bool {
+	if line == "" || line[0] != ' ' && line[0] != '\t' {
+		return false // the common line, left without a count of its blanks
+	}
+	indent := indentOf(line)
+	t := strings.TrimLeft(line, " \t")
+	return t != "" && indent-f.items.base(indent) >= 4 && !(mayBeListItem(t) && listItemMark.MatchString(t))
 }
 
 // listItems follows the list items a note's lines are in, for the

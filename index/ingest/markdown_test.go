@@ -1796,3 +1796,40 @@ func TestRead_indentedFence(t *testing.T) {
 		})
 	}
 }
+
+// TestRead_setextAfterIndentedCode: a paragraph right after an indented
+// code block is a setext heading's when "---" or "===" underlines it, as
+// CommonMark reads it (spec.commonmark.org/0.31.2, 4.4 Indented code
+// blocks: a line indented less than four columns ends the block, and
+// starts a paragraph; 4.3 Setext headings): the paragraph was taken for
+// the code's and stayed text. The code itself is no heading ("Four
+// spaces of indentation is too many": "    Foo" over "---" is code and
+// a thematic break), nor is a list item's paragraph indented four
+// columns, whose next line is lazy: 4.3, "the setext heading underline
+// cannot be a lazy continuation line in a list item".
+func TestRead_setextAfterIndentedCode(t *testing.T) {
+	tests := []struct {
+		name, note string
+		want       []string
+	}{
+		{"after code", "# Deploy\n\n    make run\nRollback\n---\nRun it.\n",
+			[]string{"Deploy: make run", "Deploy > Rollback: Run it."}},
+		{"after a heading's code", "# Deploy\n    make run\n    make check\nRoll\n    back\n===\nRun it.\n",
+			[]string{"Deploy: make run|    make check", "Roll back: Run it."}},
+		{"code alone", "# Deploy\n\n    make run\n---\nRun it.\n",
+			[]string{"Deploy: make run|---|Run it."}},
+		{"a list item's paragraph", "# Deploy\n- build\n\n    and test\nRollback\n---\nRun it.\n",
+			[]string{"Deploy: - build||    and test|Rollback|---|Run it."}},
+		{"an HTML block's indented line", "# Log\n<pre>\n\n    </pre>\nDone\n---\nRun it.\n",
+			[]string{"Log: <pre>||    </pre>", "Log > Done: Run it."}},
+		{"a paragraph's lazy line", "# Deploy\nSteps\n    make run\nRollback\n---\nRun it.\n",
+			[]string{"Deploy > Steps make run Rollback: Run it."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := noteSections(t, "deploy.md", tt.note); !slices.Equal(got, tt.want) {
+				t.Errorf("sections\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
