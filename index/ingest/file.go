@@ -241,4 +241,7 @@ package ingest
 // HTML block, a setext heading's lines without their blanks, no setext
 // underline after a table without outer pipes; a front matter title
 // leads its sections' titles when the only H1 says other words.
-const Version = "ingest-v37"
+// ingest-v38: "### ###" an empty heading; a paragraph opening with inline
+// HTML, or after indented code, a setext heading; a fence indented four
+// columns past its list item no fence.
+const Version = "ingest-v38"
