@@ -3,6 +3,7 @@ package search
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/nova-recall/nova/lexical"
@@ -55,19 +56,21 @@ const (
 // 几天前) is a time and "how many years" a duration before either is a
 // count. "when" and "where" count only at the start of a question or a
 // clause ("what did she say when ..." asks for something else).
-var answerCues = []answerCue{
-	{AnswerTime, regexp.MustCompile(`\bhow long ago\b|\bhow many ` + enUnitsCue + ` ago\b|(?:多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|分钟))(?:以前|之前|前)`)},
-	{AnswerDuration, regexp.MustCompile(`\bhow long\b|\bhow many ` + enUnitsCue + `\b|\bhow much time\b|多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|个?钟头|分钟)`)},
-	{AnswerAge, regexp.MustCompile(`\bhow old\b|\bwhat age\b|几岁|多少岁|多大(?:了|年纪|岁数)|年龄|年纪多大`)},
-	{AnswerTime, regexp.MustCompile(`^(?:and |but |so |then )?when\b|[,;:] *when\b|\b(?:what|which) (?:time|year|month|day|date)\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the (?:time|year|month|date)\b|(?:什么|啥)时候|什么时间|何时|几时|几点|哪天|哪一天|哪年|哪一年|几月|哪个月|几号|星期几|周几|礼拜几`)},
-	{AnswerCount, regexp.MustCompile(`\bhow (?:many|much|far|tall|heavy|high|often)\b|多少|多重|多高|多远|多沉|多贵|几(?:` + zhMeasureCue + `)`)},
-	{AnswerReason, regexp.MustCompile(`\bwhy\b|\bhow come\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the reasons?\b|\bfor what reason\b|为什么|为何|为啥|(?:什么|啥)原因|原因是什么`)},
-	// A work by its title: "which book", "what movie", "the name of the
-	// song", 哪本书, 哪部电影, 什么歌, 哪本科幻小说 (a word or two may
-	// stand between). "what kind of book" asks for a genre, not a title.
-	{AnswerTitle, regexp.MustCompile(`\b(?:what|which) (?:(?:new|favou?rite|first|last|latest|recent|other|classic|sci-fi|fantasy|mystery|romance|horror|comedy|animated|good|great|particular|specific) )?` + enWorksCue + `\b|\b(?:what|which)(?:['’]s| is| was| are| were) (?:[a-z]+['’]s|his|her|their|your|my) favou?rite ` + enWorksCue + `\b|\b(?:name|title) of (?:the|that|this|her|his|their|its|a) (?:[a-z-]+ )?` + enWorksCue + `\b|哪(?:本|部|首|张|篇|出|个)[^，,。？?！!\s]{0,4}?` + zhWorksCue + `|什么` + zhWorksCue + `|(?:书|片|歌|剧)名`)},
-	{AnswerPlace, regexp.MustCompile(`^(?:and |but |so |then )?where\b|[,;:] *where\b|\b(?:what|which) (?:city|country|town|state|place|restaurant|park)\b|哪里|哪儿|在哪|去哪|哪座城市|哪个城市|哪个国家|哪个省|哪一带|哪个地方|什么地方|何处`)},
-}
+var answerCues = sync.OnceValue(func() []answerCue {
+	return []answerCue{
+		{AnswerTime, regexp.MustCompile(`\bhow long ago\b|\bhow many ` + enUnitsCue + ` ago\b|(?:多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|分钟))(?:以前|之前|前)`)},
+		{AnswerDuration, regexp.MustCompile(`\bhow long\b|\bhow many ` + enUnitsCue + `\b|\bhow much time\b|多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|个?钟头|分钟)`)},
+		{AnswerAge, regexp.MustCompile(`\bhow old\b|\bwhat age\b|几岁|多少岁|多大(?:了|年纪|岁数)|年龄|年纪多大`)},
+		{AnswerTime, regexp.MustCompile(`^(?:and |but |so |then )?when\b|[,;:] *when\b|\b(?:what|which) (?:time|year|month|day|date)\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the (?:time|year|month|date)\b|(?:什么|啥)时候|什么时间|何时|几时|几点|哪天|哪一天|哪年|哪一年|几月|哪个月|几号|星期几|周几|礼拜几`)},
+		{AnswerCount, regexp.MustCompile(`\bhow (?:many|much|far|tall|heavy|high|often)\b|多少|多重|多高|多远|多沉|多贵|几(?:` + zhMeasureCue + `)`)},
+		{AnswerReason, regexp.MustCompile(`\bwhy\b|\bhow come\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the reasons?\b|\bfor what reason\b|为什么|为何|为啥|(?:什么|啥)原因|原因是什么`)},
+		// A work by its title: "which book", "what movie", "the name of the
+		// song", 哪本书, 哪部电影, 什么歌, 哪本科幻小说 (a word or two may
+		// stand between). "what kind of book" asks for a genre, not a title.
+		{AnswerTitle, regexp.MustCompile(`\b(?:what|which) (?:(?:new|favou?rite|first|last|latest|recent|other|classic|sci-fi|fantasy|mystery|romance|horror|comedy|animated|good|great|particular|specific) )?` + enWorksCue + `\b|\b(?:what|which)(?:['’]s| is| was| are| were) (?:[a-z]+['’]s|his|her|their|your|my) favou?rite ` + enWorksCue + `\b|\b(?:name|title) of (?:the|that|this|her|his|their|its|a) (?:[a-z-]+ )?` + enWorksCue + `\b|哪(?:本|部|首|张|篇|出|个)[^，,。？?！!\s]{0,4}?` + zhWorksCue + `|什么` + zhWorksCue + `|(?:书|片|歌|剧)名`)},
+		{AnswerPlace, regexp.MustCompile(`^(?:and |but |so |then )?where\b|[,;:] *where\b|\b(?:what|which) (?:city|country|town|state|place|restaurant|park)\b|哪里|哪儿|在哪|去哪|哪座城市|哪个城市|哪个国家|哪个省|哪一带|哪个地方|什么地方|何处`)},
+	}
+})
 
 // QueryAnswerType returns the kind of answer the query asks for, or ""
 // when it asks for none the engine recognises.
@@ -76,7 +79,7 @@ func QueryAnswerType(query string) string {
 	if !mayAskAnswerType(norm) {
 		return ""
 	}
-	if m := sceneClause.FindStringSubmatchIndex(norm); m != nil && !enAuxiliaries[norm[m[2]:m[3]]] {
+	if m := sceneClause().FindStringSubmatchIndex(norm); m != nil && !enAuxiliaries[norm[m[2]:m[3]]] {
 		norm = norm[m[1]:]
 	}
 	return cueType(norm)
@@ -86,7 +89,9 @@ func QueryAnswerType(query string) string {
 // a subject, not an auxiliary, up to its comma: "When I was in Paris,
 // what did I eat?" sets the scene and asks what, where "When did you
 // move, and why?" asks when. Its first word is submatch 1.
-var sceneClause = regexp.MustCompile(`^(?:and |but |so |then )?(?:when|where) ([a-z'’]+)[^,;?]*[,;] *`)
+var sceneClause = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:and |but |so |then )?(?:when|where) ([a-z'’]+)[^,;?]*[,;] *`)
+})
 
 // enAuxiliaries are the verbs that follow a question word in a question
 // ("when did", "where is").
@@ -107,7 +112,7 @@ func mayAskAnswerType(norm string) bool {
 // cueType runs the cues over the normalised query.
 func cueType(norm string) string {
 	typ, at := "", -1
-	for _, c := range answerCues {
+	for _, c := range answerCues() {
 		if loc := c.re.FindStringIndex(norm); loc != nil && (at < 0 || loc[0] < at) {
 			typ, at = c.typ, loc[0]
 		}
@@ -454,7 +459,7 @@ var (
 
 // zhAmount matches a run of Chinese numerals that names hundreds,
 // thousands or tens of thousands.
-var zhAmount = regexp.MustCompile(`[一二两三四五六七八九十][百千万]`)
+var zhAmount = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[一二两三四五六七八九十][百千万]`) })
 
 // zhDuration: 十分钟, 两个小时, 一个半小时, 三天, 两周, 半年, 三个多月.
 func zhDuration(s string) bool {
@@ -485,7 +490,7 @@ func zhCount(s string) bool {
 		}
 		// A digit before 百, 千 or 万 makes an amount on its own
 		// (初试三百九十二, 三千二), where 千万 and 万一 are adverbs.
-		return hasPrefixAny(after, zhCountWords) || zhAmount.MatchString(num)
+		return hasPrefixAny(after, zhCountWords) || zhAmount().MatchString(num)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -97,20 +98,20 @@ var (
 	// monthEnd and monthStart find a month name next to a range of days
 	// ("July 14 to 16 August"): the range is then of two months, two
 	// days joinRanges makes one span of.
-	monthEnd   = regexp.MustCompile(`\b` + enMonth + `\.?\s*$`)
-	monthStart = regexp.MustCompile(`^\s*(?:of\s+)?` + enMonth + `\b`)
+	monthEnd   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b` + enMonth + `\.?\s*$`) })
+	monthStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:of\s+)?` + enMonth + `\b`) })
 )
 
 // monthBefore refuses a range of days after a month name, or inside a
 // number.
 func monthBefore(m []string, before, after string) bool {
-	return monthEnd.MatchString(before) || inNumber(m, before, after)
+	return monthEnd().MatchString(before) || inNumber(m, before, after)
 }
 
 // monthAfter refuses a range of days before a month name, or inside a
 // number.
 func monthAfter(m []string, before, after string) bool {
-	return monthStart.MatchString(after) || inNumber(m, before, after)
+	return monthStart().MatchString(after) || inNumber(m, before, after)
 }
 
 // inNumber refuses a match that is part of a version, a time or a
@@ -243,379 +244,381 @@ const (
 	monthCue = `(?:in|during|since|until|till|by|of|from|early|late|mid|last|this|next|past|around)`
 )
 
-var dateRules = []dateRule{
-	// Holidays (holidays.go): 国庆节, 2023年元旦, Christmas 2023, last
-	// Halloween. First, so that 十一黄金周 or 五一 is no number to a
-	// later rule.
-	{need: needHoliday, re: holidayRe, resolve: resolveHoliday},
-	// 2026-W10, 2026w10: an ISO week as ISO 8601 and weekly notes write
-	// it.
-	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})-?w(\d{2})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		return isoWeekSpan(atoi(m[1]), atoi(m[2]), now)
-	}},
-	// the first week of March, the last week of February 2024: a week
-	// of a month, its days 1-7, 8-14, 15-21 or 22-28, or its last seven.
-	// Before "last week" and the month alone.
-	{need: needWord("week"), re: regexp.MustCompile(`\b(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+(?:of|in)\s+` + enMonth + `\b\.?(?:,?\s+(\d{4})\b)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		n := map[string]int{"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}[m[1]]
-		return weekOfMonth(atoi(m[3]), monthNum(m[2]), n, now)
-	}},
-	// 2023-08-14, 2023/8/14, 2023.08.14, 2023-08-14T10:04:05Z (the day as
-	// written)
-	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:t\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?|\b)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		d, ok := ymd(atoi(m[1]), atoi(m[2]), atoi(m[3]), now)
-		return d, d, false, ok
-	}},
-	// 12/25/2025, 25/12/2025, 25.12.2025: only when one of day and month
-	// is over 12, or they are the same (3/4/2025 is March or April as
-	// the reader's country has it).
-	{need: needDigit, re: regexp.MustCompile(`\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		a, b, y := atoi(m[1]), atoi(m[2]), atoi(m[3])
-		var d time.Time
-		ok := false
-		switch {
-		case a > 12 && b <= 12:
-			d, ok = ymd(y, b, a, now)
-		case b > 12 && a <= 12, a == b:
-			d, ok = ymd(y, a, b, now)
-		}
-		return d, d, false, ok
-	}},
-	// 2024-03, 2024/3: a month (2024-03-99, no day, is no month either).
-	{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})\b([-/]\d)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		if m[3] != "" {
-			return time.Time{}, time.Time{}, false, false
-		}
-		f, t, ok := monthSpan(atoi(m[1]), atoi(m[2]), now)
-		return f, t, false, ok
-	}},
-	// 14-16 July, 14th to 16th of July 2025, July 14-16, Jul 14 to 16,
-	// 2025: days of one month, the start the latest such day when no year
-	// is named (the end may then be still to come). Before the single
-	// days, which read "16 July" alone as the latest 16 July.
-	{need: needDigitMonth, re: regexp.MustCompile(`\b` + enDay + `\s*` + dayTo + `\s*` + enDay + `\s+(?:of\s+)?` + enMonth + `\b\.?(?:,?\s+(\d{4})\b)?`), veto: monthBefore, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		return monthDays(atoi(m[4]), monthNum(m[3]), atoi(m[1]), atoi(m[2]), now)
-	}},
-	{need: needDigitMonth, re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `\s*` + dayTo + `\s*` + enDay + `\b(?:,?\s+(\d{4})\b)?`), veto: monthAfter, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		return monthDays(atoi(m[4]), monthNum(m[1]), atoi(m[2]), atoi(m[3]), now)
-	}},
-	// 7月14日到16日 / 2025年7月14-16日 / 去年七月十四号至十六号: days of one
-	// month (7月14日至8月2日, two months, is two days joinRanges makes one
-	// span of).
-	{need: needCJK, re: regexp.MustCompile(`(?:(\d{4})\s*年\s*|(前年|去年|今年|明年)\s*)?` + zhNum + `\s*月\s*` + zhNum + `\s*[日号]?\s*(?:到|至|-|–|—|~)\s*` + zhNum + `\s*[日号]`), veto: inNumber, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		y := atoi(m[1])
-		if m[2] != "" {
-			y = now.Year() + map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[2]]
-		}
-		from, to, relative, ok := monthDays(y, zhAtoi(m[3]), zhAtoi(m[4]), zhAtoi(m[5]), now)
-		return from, to, relative || m[2] != "", ok
-	}},
-	// Q3 2024, 2024 Q3, 2024年第三季度, 2024年Q3 ("Q3" alone is also
-	// the name of a recall pass).
-	{need: needDigit, re: regexp.MustCompile(`\bq([1-4])\s*(?:of\s+)?(\d{4})\b|\b(\d{4})\s*q([1-4])\b|(\d{4})\s*年\s*(?:第\s*([一二三四1-4])\s*季度?|q([1-4])\b)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		y, q := m[2]+m[3]+m[5], m[1]+m[4]+m[6]+m[7]
-		f, t, ok := quarterSpan(atoi(y), zhAtoi(q), now)
-		return f, t, false, ok
-	}},
-	// 上半年 / 去年下半年 / 2024年上半年 / H1 2024 / 2024 H2: a half of a
-	// year, this year's when none is named.
-	{need: needWord("半年", "h1", "h2"), re: regexp.MustCompile(`(?:(\d{4})\s*年\s*|(前年|去年|今年|明年)\s*)?(上|下)半年|\bh([12])\s*(\d{4})\b|\b(\d{4})\s*h([12])\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		y, relative := atoi(m[1]+m[5]+m[6]), false
-		if y == 0 {
-			y, relative = now.Year()+map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[2]], true
-		}
-		half := map[string]int{"上": 1, "下": 2}[m[3]] + atoi(m[4]+m[7])
-		f, _, ok := monthSpan(y, 6*half-5, now)
-		return f, f.AddDate(0, 6, -1), relative, ok
-	}},
-	// 第28周 / 2025年第28周: an ISO week (Monday first) of this year, or
-	// of the year named. Not a week of a month (3月的第2周) nor an
-	// anniversary (第2周年).
-	{need: needWord("第"), re: regexp.MustCompile(`(?:(\d{4})\s*年\s*(?:的\s*)?|(月\s*(?:的\s*)?))?第\s*(\d{1,2})\s*(?:周|星期)`), veto: zhWeekOfMonth, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		return isoWeekSpan(atoi(m[1]), atoi(m[3]), now)
-	}},
-	// 2023年8月14日, 2023年8月
-	{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		y, mo := atoi(m[1]), zhAtoi(m[2])
-		if m[3] != "" {
-			d, ok := ymd(y, mo, zhAtoi(m[3]), now)
+var dateRules = sync.OnceValue(func() []dateRule {
+	return []dateRule{
+		// Holidays (holidays.go): 国庆节, 2023年元旦, Christmas 2023, last
+		// Halloween. First, so that 十一黄金周 or 五一 is no number to a
+		// later rule.
+		{need: needHoliday, re: holidayRe(), resolve: resolveHoliday},
+		// 2026-W10, 2026w10: an ISO week as ISO 8601 and weekly notes write
+		// it.
+		{need: needDigit, re: regexp.MustCompile(`\b(\d{4})-?w(\d{2})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			return isoWeekSpan(atoi(m[1]), atoi(m[2]), now)
+		}},
+		// the first week of March, the last week of February 2024: a week
+		// of a month, its days 1-7, 8-14, 15-21 or 22-28, or its last seven.
+		// Before "last week" and the month alone.
+		{need: needWord("week"), re: regexp.MustCompile(`\b(first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+(?:of|in)\s+` + enMonth + `\b\.?(?:,?\s+(\d{4})\b)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			n := map[string]int{"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}[m[1]]
+			return weekOfMonth(atoi(m[3]), monthNum(m[2]), n, now)
+		}},
+		// 2023-08-14, 2023/8/14, 2023.08.14, 2023-08-14T10:04:05Z (the day as
+		// written)
+		{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:t\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?|\b)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			d, ok := ymd(atoi(m[1]), atoi(m[2]), atoi(m[3]), now)
 			return d, d, false, ok
-		}
-		f, t, ok := monthSpan(y, mo, now)
-		return f, t, false, ok
-	}},
-	// 去年8月 / 今年三月五号: a month, or a day, of a year named relative to
-	// this one (read apart, 去年 and 8月 gave two spans, 8月 of this year).
-	{need: needCJK, re: regexp.MustCompile(`(前年|去年|今年|明年)\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		y, mo := now.Year()+map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[1]], zhAtoi(m[2])
-		if m[3] != "" {
-			d, ok := ymd(y, mo, zhAtoi(m[3]), now)
+		}},
+		// 12/25/2025, 25/12/2025, 25.12.2025: only when one of day and month
+		// is over 12, or they are the same (3/4/2025 is March or April as
+		// the reader's country has it).
+		{need: needDigit, re: regexp.MustCompile(`\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			a, b, y := atoi(m[1]), atoi(m[2]), atoi(m[3])
+			var d time.Time
+			ok := false
+			switch {
+			case a > 12 && b <= 12:
+				d, ok = ymd(y, b, a, now)
+			case b > 12 && a <= 12, a == b:
+				d, ok = ymd(y, a, b, now)
+			}
+			return d, d, false, ok
+		}},
+		// 2024-03, 2024/3: a month (2024-03-99, no day, is no month either).
+		{need: needDigit, re: regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})\b([-/]\d)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			if m[3] != "" {
+				return time.Time{}, time.Time{}, false, false
+			}
+			f, t, ok := monthSpan(atoi(m[1]), atoi(m[2]), now)
+			return f, t, false, ok
+		}},
+		// 14-16 July, 14th to 16th of July 2025, July 14-16, Jul 14 to 16,
+		// 2025: days of one month, the start the latest such day when no year
+		// is named (the end may then be still to come). Before the single
+		// days, which read "16 July" alone as the latest 16 July.
+		{need: needDigitMonth, re: regexp.MustCompile(`\b` + enDay + `\s*` + dayTo + `\s*` + enDay + `\s+(?:of\s+)?` + enMonth + `\b\.?(?:,?\s+(\d{4})\b)?`), veto: monthBefore, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			return monthDays(atoi(m[4]), monthNum(m[3]), atoi(m[1]), atoi(m[2]), now)
+		}},
+		{need: needDigitMonth, re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `\s*` + dayTo + `\s*` + enDay + `\b(?:,?\s+(\d{4})\b)?`), veto: monthAfter, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			return monthDays(atoi(m[4]), monthNum(m[1]), atoi(m[2]), atoi(m[3]), now)
+		}},
+		// 7月14日到16日 / 2025年7月14-16日 / 去年七月十四号至十六号: days of one
+		// month (7月14日至8月2日, two months, is two days joinRanges makes one
+		// span of).
+		{need: needCJK, re: regexp.MustCompile(`(?:(\d{4})\s*年\s*|(前年|去年|今年|明年)\s*)?` + zhNum + `\s*月\s*` + zhNum + `\s*[日号]?\s*(?:到|至|-|–|—|~)\s*` + zhNum + `\s*[日号]`), veto: inNumber, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			y := atoi(m[1])
+			if m[2] != "" {
+				y = now.Year() + map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[2]]
+			}
+			from, to, relative, ok := monthDays(y, zhAtoi(m[3]), zhAtoi(m[4]), zhAtoi(m[5]), now)
+			return from, to, relative || m[2] != "", ok
+		}},
+		// Q3 2024, 2024 Q3, 2024年第三季度, 2024年Q3 ("Q3" alone is also
+		// the name of a recall pass).
+		{need: needDigit, re: regexp.MustCompile(`\bq([1-4])\s*(?:of\s+)?(\d{4})\b|\b(\d{4})\s*q([1-4])\b|(\d{4})\s*年\s*(?:第\s*([一二三四1-4])\s*季度?|q([1-4])\b)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			y, q := m[2]+m[3]+m[5], m[1]+m[4]+m[6]+m[7]
+			f, t, ok := quarterSpan(atoi(y), zhAtoi(q), now)
+			return f, t, false, ok
+		}},
+		// 上半年 / 去年下半年 / 2024年上半年 / H1 2024 / 2024 H2: a half of a
+		// year, this year's when none is named.
+		{need: needWord("半年", "h1", "h2"), re: regexp.MustCompile(`(?:(\d{4})\s*年\s*|(前年|去年|今年|明年)\s*)?(上|下)半年|\bh([12])\s*(\d{4})\b|\b(\d{4})\s*h([12])\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			y, relative := atoi(m[1]+m[5]+m[6]), false
+			if y == 0 {
+				y, relative = now.Year()+map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[2]], true
+			}
+			half := map[string]int{"上": 1, "下": 2}[m[3]] + atoi(m[4]+m[7])
+			f, _, ok := monthSpan(y, 6*half-5, now)
+			return f, f.AddDate(0, 6, -1), relative, ok
+		}},
+		// 第28周 / 2025年第28周: an ISO week (Monday first) of this year, or
+		// of the year named. Not a week of a month (3月的第2周) nor an
+		// anniversary (第2周年).
+		{need: needWord("第"), re: regexp.MustCompile(`(?:(\d{4})\s*年\s*(?:的\s*)?|(月\s*(?:的\s*)?))?第\s*(\d{1,2})\s*(?:周|星期)`), veto: zhWeekOfMonth, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			return isoWeekSpan(atoi(m[1]), atoi(m[3]), now)
+		}},
+		// 2023年8月14日, 2023年8月
+		{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			y, mo := atoi(m[1]), zhAtoi(m[2])
+			if m[3] != "" {
+				d, ok := ymd(y, mo, zhAtoi(m[3]), now)
+				return d, d, false, ok
+			}
+			f, t, ok := monthSpan(y, mo, now)
+			return f, t, false, ok
+		}},
+		// 去年8月 / 今年三月五号: a month, or a day, of a year named relative to
+		// this one (read apart, 去年 and 8月 gave two spans, 8月 of this year).
+		{need: needCJK, re: regexp.MustCompile(`(前年|去年|今年|明年)\s*` + zhNum + `\s*月(?:\s*` + zhNum + `\s*[日号])?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			y, mo := now.Year()+map[string]int{"前年": -2, "去年": -1, "明年": 1}[m[1]], zhAtoi(m[2])
+			if m[3] != "" {
+				d, ok := ymd(y, mo, zhAtoi(m[3]), now)
+				return d, d, true, ok
+			}
+			f, t, ok := monthSpan(y, mo, now)
+			return f, t, true, ok
+		}},
+		// 8月14日 / 八月十四号: the latest such day not after today.
+		{need: needCJK, re: regexp.MustCompile(zhNum + `\s*月\s*` + zhNum + `\s*[日号]`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			d, ok := latestDay(zhAtoi(m[1]), zhAtoi(m[2]), now)
 			return d, d, true, ok
-		}
-		f, t, ok := monthSpan(y, mo, now)
-		return f, t, true, ok
-	}},
-	// 8月14日 / 八月十四号: the latest such day not after today.
-	{need: needCJK, re: regexp.MustCompile(zhNum + `\s*月\s*` + zhNum + `\s*[日号]`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		d, ok := latestDay(zhAtoi(m[1]), zhAtoi(m[2]), now)
-		return d, d, true, ok
-	}},
-	// 2023年
-	{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		f, t, ok := yearSpan(atoi(m[1]), now)
-		return f, t, false, ok
-	}},
-	// August 14, 2023 / Aug 14th 2023
-	{need: needDigit, re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		d, ok := ymd(atoi(m[3]), monthNum(m[1]), atoi(m[2]), now)
-		return d, d, false, ok
-	}},
-	// 14 August 2023 / 14th of August, 2023
-	{need: needDigit, re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\.?,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		d, ok := ymd(atoi(m[3]), monthNum(m[2]), atoi(m[1]), now)
-		return d, d, false, ok
-	}},
-	// August last year / August of this year
-	{need: needWord("year"), re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(last|this|next)\s+year\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		f, t, ok := monthSpan(now.Year()+map[string]int{"last": -1, "next": 1}[m[2]], monthNum(m[1]), now)
-		return f, t, true, ok
-	}},
-	// August 2023 / August of 2023
-	{need: needDigit, re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		f, t, ok := monthSpan(atoi(m[2]), monthNum(m[1]), now)
-		return f, t, false, ok
-	}},
-	// August 14 / 14 August / the 14th of August: the latest such day.
-	{need: needDigit, re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		d, ok := latestDay(monthNum(m[1]), atoi(m[2]), now)
-		return d, d, true, ok
-	}},
-	{need: needDigit, re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		d, ok := latestDay(monthNum(m[2]), atoi(m[1]), now)
-		return d, d, true, ok
-	}},
-	// the day before yesterday, yesterday, today, tomorrow, last night
-	{need: needWord("yesterday", "today", "tonight", "this", "last", "tomorrow"), re: regexp.MustCompile(`\b(the day before yesterday|yesterday|today|tonight|this morning|this afternoon|this evening|last night|the day after tomorrow|tomorrow)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		off := map[string]int{"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1, "the day after tomorrow": 2}[m[1]]
-		d := day(now).AddDate(0, 0, off)
-		switch m[1] {
-		case "tonight", "this evening":
-			return nightUnderWay(now), d, true, true
-		case "last night":
-			return d, nightJustHad(now), true, true
-		}
-		return d, d, true, true
-	}},
-	// the past 24 hours, the last few hours, the past hour: from the day
-	// that many hours back until today.
-	{need: needHours, re: regexp.MustCompile(`\b(?:last|past|previous)\s+(?:` + enNum + `\s*(?:hours|hrs|h)|hour)\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
-		return hoursBack(m[1], "", zoned)
-	}},
-	// 3 hours ago, an hour ago, a few hours ago
-	{need: needHours, re: regexp.MustCompile(`\b` + enNum + `\s*(?:hours?|hrs?|h)\s+ago\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
-		return hoursAgo(m[1], "", zoned)
-	}},
-	// 过去24小时, 最近三个小时, 近两个钟头, 24小时内: from the day that many
-	// hours back until today.
-	{need: needWord("小时", "钟头"), re: regexp.MustCompile(`(?:过去|最近|近)\s*的?\s*` + zhHours + `\s*个?\s*(?:小时|钟头)|` + zhHours + `\s*个?\s*(?:小时|钟头)\s*(?:之|以)?内`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
-		return hoursBack("", m[1]+m[2], zoned)
-	}},
-	// 3小时前, 两个小时之前, 几个钟头前
-	{need: needWord("小时", "钟头"), re: regexp.MustCompile(zhHours + `\s*个?\s*(?:小时|钟头)\s*(?:之|以)?前`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
-		return hoursAgo("", m[1], zoned)
-	}},
-	// 3 days ago, two weeks ago, a couple of months ago, a year ago
-	{need: needWord("ago"), re: regexp.MustCompile(`\b` + enNum + `\s+(day|week|month|year)s?\s+ago\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		n, ok := enAtoi(m[1])
-		if !ok {
-			return time.Time{}, time.Time{}, false, false
-		}
-		f, t := unitSpan(m[2], -n, now)
-		return f, t, true, true
-	}},
-	// the last 3 days, past two weeks: from then until today
-	{need: needWord("last", "past"), re: regexp.MustCompile(`\b(?:last|past)\s+` + enNum + `\s+(day|week|month|year)s?\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		n, ok := enAtoi(m[1])
-		if !ok {
-			return time.Time{}, time.Time{}, false, false
-		}
-		return back(m[2], n, now), day(now), true, true
-	}},
-	// last week, this month, next year, the past week, last quarter
-	{need: needWord("week", "month", "year", "quarter"), re: regexp.MustCompile(`\b(last|this|next|past)\s+(week|month|quarter|year)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		if m[1] == "past" {
-			return back(m[2], 1, now), day(now), true, true
-		}
-		f, t := unitSpan(m[2], map[string]int{"last": -1, "next": 1}[m[1]], now)
-		return f, t, true, true
-	}},
-	// week 28 / in week 28 of 2025: an ISO week (Monday first) of this
-	// year, or of the year named. After "last week", whose "week" it
-	// would read in "last week 3 bugs".
-	{need: needWord("week"), re: regexp.MustCompile(`\bweek\s+(\d{1,2})\b(?:,?\s+(?:of\s+)?(\d{4})\b)?`), veto: countAfter(2), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		return isoWeekSpan(atoi(m[2]), atoi(m[1]), now)
-	}},
-	// on 7/14, since 14/7: a month and day only when one of them is over
-	// 12 and a word before makes it a time ("10/14 passed" is a score,
-	// "3/4 of the tests" a fraction, and 3/4 March or April as the
-	// reader's country has it); the latest such day.
-	{need: needDigit, re: regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})\b`), veto: notSlashedDay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		a, b := atoi(m[1]), atoi(m[2])
-		var d time.Time
-		ok := false
-		switch {
-		case a > 12 && b <= 12:
-			d, ok = latestDay(b, a, now)
-		case b > 12 && a <= 12, a == b:
-			d, ok = latestDay(a, b, now)
-		}
-		return d, d, true, ok
-	}},
-	// the 14th, on the 3rd: of this month, or of the latest month that
-	// has the day when it is still to come. Not an ordinal of a thing
-	// (the 3rd time, on the 2nd attempt, the 21st century).
-	{need: needDigit, re: regexp.MustCompile(`\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b`), veto: ordinalOfThing, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		d, ok := latestDayOfMonth(atoi(m[1]), now)
-		return d, d, true, ok
-	}},
-	// last Monday, on Friday: the latest such day before today; this
-	// Friday: this week's, as 本周五 is (today, asked on a Friday).
-	{need: needWord("day"), re: regexp.MustCompile(`\b(last|on|this|past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		wd := weekdayNum(m[2])
-		if m[1] == "this" {
-			monday, _ := unitSpan("week", 0, now)
-			d := monday.AddDate(0, 0, (int(wd)+6)%7)
+		}},
+		// 2023年
+		{need: needCJK, re: regexp.MustCompile(`(\d{4})\s*年`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			f, t, ok := yearSpan(atoi(m[1]), now)
+			return f, t, false, ok
+		}},
+		// August 14, 2023 / Aug 14th 2023
+		{need: needDigit, re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			d, ok := ymd(atoi(m[3]), monthNum(m[1]), atoi(m[2]), now)
+			return d, d, false, ok
+		}},
+		// 14 August 2023 / 14th of August, 2023
+		{need: needDigit, re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\.?,?\s+(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			d, ok := ymd(atoi(m[3]), monthNum(m[2]), atoi(m[1]), now)
+			return d, d, false, ok
+		}},
+		// August last year / August of this year
+		{need: needWord("year"), re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(last|this|next)\s+year\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			f, t, ok := monthSpan(now.Year()+map[string]int{"last": -1, "next": 1}[m[2]], monthNum(m[1]), now)
+			return f, t, true, ok
+		}},
+		// August 2023 / August of 2023
+		{need: needDigit, re: regexp.MustCompile(`\b` + enMonth + `\.?,?\s+(?:of\s+)?(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			f, t, ok := monthSpan(atoi(m[2]), monthNum(m[1]), now)
+			return f, t, false, ok
+		}},
+		// August 14 / 14 August / the 14th of August: the latest such day.
+		{need: needDigit, re: regexp.MustCompile(`\b` + enMonth + `\.?\s+` + enDay + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			d, ok := latestDay(monthNum(m[1]), atoi(m[2]), now)
+			return d, d, true, ok
+		}},
+		{need: needDigit, re: regexp.MustCompile(`\b` + enDay + `\s+(?:of\s+)?` + enMonth + `\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			d, ok := latestDay(monthNum(m[2]), atoi(m[1]), now)
+			return d, d, true, ok
+		}},
+		// the day before yesterday, yesterday, today, tomorrow, last night
+		{need: needWord("yesterday", "today", "tonight", "this", "last", "tomorrow"), re: regexp.MustCompile(`\b(the day before yesterday|yesterday|today|tonight|this morning|this afternoon|this evening|last night|the day after tomorrow|tomorrow)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			off := map[string]int{"the day before yesterday": -2, "yesterday": -1, "last night": -1, "tomorrow": 1, "the day after tomorrow": 2}[m[1]]
+			d := day(now).AddDate(0, 0, off)
+			switch m[1] {
+			case "tonight", "this evening":
+				return nightUnderWay(now), d, true, true
+			case "last night":
+				return d, nightJustHad(now), true, true
+			}
 			return d, d, true, true
-		}
-		d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
-		return d, d, true, true
-	}},
-	// Monday, show me Friday, Sunday's deploy: a weekday alone is the
-	// latest before today, as "on Monday" is. Not a day to come (next
-	// Monday, by Friday; notPastWeekday: until Monday), a habit (every
-	// Monday, Mondays) or a name (Black Friday, monday.com).
-	{need: needWord("day"), re: regexp.MustCompile(`\b(?:(next|every|each|coming|following|by|black|good|cyber|super|ash|easter|palm)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), veto: notPastWeekday, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		d := latestWeekday(weekdayNum(m[2]), day(now).AddDate(0, 0, -1))
-		return d, d, true, true
-	}},
-	// in August / since March / last May: a month name after a cue word;
-	// this March: this year's, as this Christmas is.
-	{need: needMonth, re: regexp.MustCompile(`\b(` + monthCue + `)(?:\s+|-)` + enMonth + `\b`), veto: modalMay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		mo := monthNum(m[2])
-		switch m[1] {
-		case "next":
-			f, t, ok := monthSpan(now.Year()+boolInt(mo <= int(now.Month())), mo, now)
+		}},
+		// the past 24 hours, the last few hours, the past hour: from the day
+		// that many hours back until today.
+		{need: needHours, re: regexp.MustCompile(`\b(?:last|past|previous)\s+(?:` + enNum + `\s*(?:hours|hrs|h)|hour)\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+			return hoursBack(m[1], "", zoned)
+		}},
+		// 3 hours ago, an hour ago, a few hours ago
+		{need: needHours, re: regexp.MustCompile(`\b` + enNum + `\s*(?:hours?|hrs?|h)\s+ago\b`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+			return hoursAgo(m[1], "", zoned)
+		}},
+		// 过去24小时, 最近三个小时, 近两个钟头, 24小时内: from the day that many
+		// hours back until today.
+		{need: needWord("小时", "钟头"), re: regexp.MustCompile(`(?:过去|最近|近)\s*的?\s*` + zhHours + `\s*个?\s*(?:小时|钟头)|` + zhHours + `\s*个?\s*(?:小时|钟头)\s*(?:之|以)?内`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+			return hoursBack("", m[1]+m[2], zoned)
+		}},
+		// 3小时前, 两个小时之前, 几个钟头前
+		{need: needWord("小时", "钟头"), re: regexp.MustCompile(zhHours + `\s*个?\s*(?:小时|钟头)\s*(?:之|以)?前`), hours: func(m []string, zoned time.Time) (time.Time, time.Time, bool) {
+			return hoursAgo("", m[1], zoned)
+		}},
+		// 3 days ago, two weeks ago, a couple of months ago, a year ago
+		{need: needWord("ago"), re: regexp.MustCompile(`\b` + enNum + `\s+(day|week|month|year)s?\s+ago\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			n, ok := enAtoi(m[1])
+			if !ok {
+				return time.Time{}, time.Time{}, false, false
+			}
+			f, t := unitSpan(m[2], -n, now)
+			return f, t, true, true
+		}},
+		// the last 3 days, past two weeks: from then until today
+		{need: needWord("last", "past"), re: regexp.MustCompile(`\b(?:last|past)\s+` + enNum + `\s+(day|week|month|year)s?\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			n, ok := enAtoi(m[1])
+			if !ok {
+				return time.Time{}, time.Time{}, false, false
+			}
+			return back(m[2], n, now), day(now), true, true
+		}},
+		// last week, this month, next year, the past week, last quarter
+		{need: needWord("week", "month", "year", "quarter"), re: regexp.MustCompile(`\b(last|this|next|past)\s+(week|month|quarter|year)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			if m[1] == "past" {
+				return back(m[2], 1, now), day(now), true, true
+			}
+			f, t := unitSpan(m[2], map[string]int{"last": -1, "next": 1}[m[1]], now)
+			return f, t, true, true
+		}},
+		// week 28 / in week 28 of 2025: an ISO week (Monday first) of this
+		// year, or of the year named. After "last week", whose "week" it
+		// would read in "last week 3 bugs".
+		{need: needWord("week"), re: regexp.MustCompile(`\bweek\s+(\d{1,2})\b(?:,?\s+(?:of\s+)?(\d{4})\b)?`), veto: countAfter(2), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			return isoWeekSpan(atoi(m[2]), atoi(m[1]), now)
+		}},
+		// on 7/14, since 14/7: a month and day only when one of them is over
+		// 12 and a word before makes it a time ("10/14 passed" is a score,
+		// "3/4 of the tests" a fraction, and 3/4 March or April as the
+		// reader's country has it); the latest such day.
+		{need: needDigit, re: regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})\b`), veto: notSlashedDay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			a, b := atoi(m[1]), atoi(m[2])
+			var d time.Time
+			ok := false
+			switch {
+			case a > 12 && b <= 12:
+				d, ok = latestDay(b, a, now)
+			case b > 12 && a <= 12, a == b:
+				d, ok = latestDay(a, b, now)
+			}
+			return d, d, true, ok
+		}},
+		// the 14th, on the 3rd: of this month, or of the latest month that
+		// has the day when it is still to come. Not an ordinal of a thing
+		// (the 3rd time, on the 2nd attempt, the 21st century).
+		{need: needDigit, re: regexp.MustCompile(`\bthe\s+(\d{1,2})(?:st|nd|rd|th)\b`), veto: ordinalOfThing, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			d, ok := latestDayOfMonth(atoi(m[1]), now)
+			return d, d, true, ok
+		}},
+		// last Monday, on Friday: the latest such day before today; this
+		// Friday: this week's, as 本周五 is (today, asked on a Friday).
+		{need: needWord("day"), re: regexp.MustCompile(`\b(last|on|this|past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			wd := weekdayNum(m[2])
+			if m[1] == "this" {
+				monday, _ := unitSpan("week", 0, now)
+				d := monday.AddDate(0, 0, (int(wd)+6)%7)
+				return d, d, true, true
+			}
+			d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
+			return d, d, true, true
+		}},
+		// Monday, show me Friday, Sunday's deploy: a weekday alone is the
+		// latest before today, as "on Monday" is. Not a day to come (next
+		// Monday, by Friday; notPastWeekday: until Monday), a habit (every
+		// Monday, Mondays) or a name (Black Friday, monday.com).
+		{need: needWord("day"), re: regexp.MustCompile(`\b(?:(next|every|each|coming|following|by|black|good|cyber|super|ash|easter|palm)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`), veto: notPastWeekday, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			d := latestWeekday(weekdayNum(m[2]), day(now).AddDate(0, 0, -1))
+			return d, d, true, true
+		}},
+		// in August / since March / last May: a month name after a cue word;
+		// this March: this year's, as this Christmas is.
+		{need: needMonth, re: regexp.MustCompile(`\b(` + monthCue + `)(?:\s+|-)` + enMonth + `\b`), veto: modalMay, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			mo := monthNum(m[2])
+			switch m[1] {
+			case "next":
+				f, t, ok := monthSpan(now.Year()+boolInt(mo <= int(now.Month())), mo, now)
+				return f, t, true, ok
+			case "this":
+				f, t, ok := monthSpan(now.Year(), mo, now)
+				return f, t, true, ok
+			}
+			ref := now
+			if m[1] == "last" {
+				// The month before this one (AddDate would turn 31 March
+				// into 3 March).
+				ref = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, now.Location()).AddDate(0, 0, -1)
+			}
+			f, t, ok := latestMonth(mo, ref)
 			return f, t, true, ok
-		case "this":
-			f, t, ok := monthSpan(now.Year(), mo, now)
+		}},
+		// in 2023 / during 2023 / early 2023 / mid-2023
+		{need: needDigit, re: regexp.MustCompile(`\b(?:(?:in|during|since|of|from|by|year)\s+|(?:early|late|mid)(?:\s+|-))(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			f, t, ok := yearSpan(atoi(m[1]), now)
+			return f, t, false, ok
+		}},
+		// 大前天 前天 昨天 今天 明天 后天, 前晚 昨晚 今早 明晚
+		{need: needCJK, re: regexp.MustCompile(`(大前天|前天|前晚|昨天|昨日|昨晚|昨早|今天|今日|今晚|今早|今晨|明天|明早|明晚|后天)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			off := map[string]int{"大前天": -3, "前天": -2, "前晚": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨早": -1, "明天": 1, "明早": 1, "明晚": 1, "后天": 2}[m[1]]
+			d := day(now).AddDate(0, 0, off)
+			switch m[1] {
+			case "今晚":
+				return nightUnderWay(now), d, true, true
+			case "昨晚":
+				return d, nightJustHad(now), true, true
+			}
+			return d, d, true, true
+		}},
+		// last weekend, this weekend, over the weekend: a Saturday and
+		// Sunday, of the week named or the latest that has begun.
+		{need: needWord("weekend"), re: regexp.MustCompile(`\b(last|this|next|past|the)\s+weekend\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			f, t := weekend(map[string]int{"last": -1, "next": 1}[m[1]], m[1] == "past" || m[1] == "the", now)
+			return f, t, true, true
+		}},
+		// 上周末 / 这个周末 / 周末: before 上周, which would read 上周末 as
+		// all of last week.
+		{need: needWord("周末"), re: regexp.MustCompile(`(?:(上上|上|本|这|下)个?)?周末`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			f, t := weekend(map[string]int{"上上": -2, "上": -1, "下": 1}[m[1]], m[1] == "", now)
+			return f, t, true, true
+		}},
+		// 上周三 / 本周五 / 下星期一
+		{need: needCJK, re: regexp.MustCompile(`(上上|上|本|这|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`), veto: zhNumeralWord, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			weeks := map[string]int{"上上": -2, "上": -1, "下": 1}[m[1]]
+			f, _ := unitSpan("week", weeks, now)
+			d := f.AddDate(0, 0, zhWeekday(m[2]))
+			return d, d, true, true
+		}},
+		// 上周 本月 上季度 去年 ...
+		{need: needCJK, re: regexp.MustCompile(`(上上(?:个)?(?:周|星期|礼拜)|上(?:个)?(?:周|星期|礼拜)|(?:本|这个?)(?:周|星期|礼拜)|下(?:个)?(?:周|星期|礼拜)|上上个?月|上个?月|本月|这个?月|下个?月|上个?季度|本季度|这个?季度|下个?季度|前年|去年|今年|明年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			s := m[1]
+			unit := "week"
+			switch {
+			case strings.HasSuffix(s, "月"):
+				unit = "month"
+			case strings.HasSuffix(s, "季度"):
+				unit = "quarter"
+			case strings.HasSuffix(s, "年"):
+				unit = "year"
+			}
+			n := 0
+			switch {
+			case strings.HasPrefix(s, "上上") || s == "前年":
+				n = -2
+			case strings.HasPrefix(s, "上") || s == "去年":
+				n = -1
+			case strings.HasPrefix(s, "下") || s == "明年":
+				n = 1
+			}
+			f, t := unitSpan(unit, n, now)
+			return f, t, true, true
+		}},
+		// 3天前 两个星期前 两个月前 一年前
+		{need: needCJK, re: regexp.MustCompile(zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)(?:以)?前`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			n := zhAtoi(m[1])
+			if n <= 0 {
+				return time.Time{}, time.Time{}, false, false
+			}
+			f, t := unitSpan(zhUnit(m[2]), -n, now)
+			return f, t, true, true
+		}},
+		// 最近三天 过去两周 近一个月
+		{need: needCJK, re: regexp.MustCompile(`(?:最近|过去|近)\s*` + zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			n := zhAtoi(m[1])
+			if n <= 0 {
+				return time.Time{}, time.Time{}, false, false
+			}
+			return back(zhUnit(m[2]), n, now), day(now), true, true
+		}},
+		// 8月 / 八月 alone: the latest such month not after this one.
+		{need: needCJK, re: regexp.MustCompile(zhNum + `\s*月(?:份)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			f, t, ok := latestMonth(zhAtoi(m[1]), now)
 			return f, t, true, ok
-		}
-		ref := now
-		if m[1] == "last" {
-			// The month before this one (AddDate would turn 31 March
-			// into 3 March).
-			ref = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, now.Location()).AddDate(0, 0, -1)
-		}
-		f, t, ok := latestMonth(mo, ref)
-		return f, t, true, ok
-	}},
-	// in 2023 / during 2023 / early 2023 / mid-2023
-	{need: needDigit, re: regexp.MustCompile(`\b(?:(?:in|during|since|of|from|by|year)\s+|(?:early|late|mid)(?:\s+|-))(\d{4})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		f, t, ok := yearSpan(atoi(m[1]), now)
-		return f, t, false, ok
-	}},
-	// 大前天 前天 昨天 今天 明天 后天, 前晚 昨晚 今早 明晚
-	{need: needCJK, re: regexp.MustCompile(`(大前天|前天|前晚|昨天|昨日|昨晚|昨早|今天|今日|今晚|今早|今晨|明天|明早|明晚|后天)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		off := map[string]int{"大前天": -3, "前天": -2, "前晚": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨早": -1, "明天": 1, "明早": 1, "明晚": 1, "后天": 2}[m[1]]
-		d := day(now).AddDate(0, 0, off)
-		switch m[1] {
-		case "今晚":
-			return nightUnderWay(now), d, true, true
-		case "昨晚":
-			return d, nightJustHad(now), true, true
-		}
-		return d, d, true, true
-	}},
-	// last weekend, this weekend, over the weekend: a Saturday and
-	// Sunday, of the week named or the latest that has begun.
-	{need: needWord("weekend"), re: regexp.MustCompile(`\b(last|this|next|past|the)\s+weekend\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		f, t := weekend(map[string]int{"last": -1, "next": 1}[m[1]], m[1] == "past" || m[1] == "the", now)
-		return f, t, true, true
-	}},
-	// 上周末 / 这个周末 / 周末: before 上周, which would read 上周末 as
-	// all of last week.
-	{need: needWord("周末"), re: regexp.MustCompile(`(?:(上上|上|本|这|下)个?)?周末`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		f, t := weekend(map[string]int{"上上": -2, "上": -1, "下": 1}[m[1]], m[1] == "", now)
-		return f, t, true, true
-	}},
-	// 上周三 / 本周五 / 下星期一
-	{need: needCJK, re: regexp.MustCompile(`(上上|上|本|这|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`), veto: zhNumeralWord, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		weeks := map[string]int{"上上": -2, "上": -1, "下": 1}[m[1]]
-		f, _ := unitSpan("week", weeks, now)
-		d := f.AddDate(0, 0, zhWeekday(m[2]))
-		return d, d, true, true
-	}},
-	// 上周 本月 上季度 去年 ...
-	{need: needCJK, re: regexp.MustCompile(`(上上(?:个)?(?:周|星期|礼拜)|上(?:个)?(?:周|星期|礼拜)|(?:本|这个?)(?:周|星期|礼拜)|下(?:个)?(?:周|星期|礼拜)|上上个?月|上个?月|本月|这个?月|下个?月|上个?季度|本季度|这个?季度|下个?季度|前年|去年|今年|明年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		s := m[1]
-		unit := "week"
-		switch {
-		case strings.HasSuffix(s, "月"):
-			unit = "month"
-		case strings.HasSuffix(s, "季度"):
-			unit = "quarter"
-		case strings.HasSuffix(s, "年"):
-			unit = "year"
-		}
-		n := 0
-		switch {
-		case strings.HasPrefix(s, "上上") || s == "前年":
-			n = -2
-		case strings.HasPrefix(s, "上") || s == "去年":
-			n = -1
-		case strings.HasPrefix(s, "下") || s == "明年":
-			n = 1
-		}
-		f, t := unitSpan(unit, n, now)
-		return f, t, true, true
-	}},
-	// 3天前 两个星期前 两个月前 一年前
-	{need: needCJK, re: regexp.MustCompile(zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)(?:以)?前`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		n := zhAtoi(m[1])
-		if n <= 0 {
-			return time.Time{}, time.Time{}, false, false
-		}
-		f, t := unitSpan(zhUnit(m[2]), -n, now)
-		return f, t, true, true
-	}},
-	// 最近三天 过去两周 近一个月
-	{need: needCJK, re: regexp.MustCompile(`(?:最近|过去|近)\s*` + zhNum + `\s*(?:个)?\s*(天|日|周|星期|礼拜|月|年)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		n := zhAtoi(m[1])
-		if n <= 0 {
-			return time.Time{}, time.Time{}, false, false
-		}
-		return back(zhUnit(m[2]), n, now), day(now), true, true
-	}},
-	// 8月 / 八月 alone: the latest such month not after this one.
-	{need: needCJK, re: regexp.MustCompile(zhNum + `\s*月(?:份)?`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		f, t, ok := latestMonth(zhAtoi(m[1]), now)
-		return f, t, true, ok
-	}},
-	// 月底 / 年初 / 中旬 alone: of this month or year. After the rules
-	// that read 3月底, 上个月中旬 or 去年年底, whose 月 or 年 they masked
-	// (\x00 makes the match one ParseDates skips).
-	{need: needCJK, re: regexp.MustCompile(`\x00?(?:(月|年)(?:初|底|末)|[上中下]旬)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		unit := map[string]string{"月": "month", "年": "year", "": "month"}[m[1]]
-		f, t := unitSpan(unit, 0, now)
-		return f, t, true, true
-	}},
-	// 周三 / 星期五 alone: the latest such day before today.
-	{need: needCJK, re: regexp.MustCompile(`(?:周|星期|礼拜)([一二三四五六日天])`), veto: zhNumeralWord, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
-		wd := time.Weekday((zhWeekday(m[1]) + 1) % 7)
-		d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
-		return d, d, true, true
-	}},
-}
+		}},
+		// 月底 / 年初 / 中旬 alone: of this month or year. After the rules
+		// that read 3月底, 上个月中旬 or 去年年底, whose 月 or 年 they masked
+		// (\x00 makes the match one ParseDates skips).
+		{need: needCJK, re: regexp.MustCompile(`\x00?(?:(月|年)(?:初|底|末)|[上中下]旬)`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			unit := map[string]string{"月": "month", "年": "year", "": "month"}[m[1]]
+			f, t := unitSpan(unit, 0, now)
+			return f, t, true, true
+		}},
+		// 周三 / 星期五 alone: the latest such day before today.
+		{need: needCJK, re: regexp.MustCompile(`(?:周|星期|礼拜)([一二三四五六日天])`), veto: zhNumeralWord, resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {
+			wd := time.Weekday((zhWeekday(m[1]) + 1) % 7)
+			d := latestWeekday(wd, day(now).AddDate(0, 0, -1))
+			return d, d, true, true
+		}},
+	}
+})
 
 // maxDateSpans bounds the spans of one query.
 const maxDateSpans = 4
@@ -635,7 +638,7 @@ func ParseDates(query string, now time.Time) []DateSpan {
 	cues := dateCues{s: s, digit: strings.ContainsAny(s, "0123456789"), cjk: lexical.HasCJK(s)}
 	var out []DateSpan
 	var at [][2]int // where in the query each span was read
-	for _, r := range dateRules {
+	for _, r := range dateRules() {
 		if !r.need(cues) {
 			// cues are of the unmasked query: masking a match only
 			// takes text away, so a rule it cannot need stays unneeded.

@@ -30,7 +30,7 @@ func TestDateRuleNeeds(t *testing.T) {
 		s := lexical.Normalize(q)
 		cues := dateCues{s: s, digit: strings.ContainsAny(s, "0123456789"), cjk: lexical.HasCJK(s)}
 		matched := false
-		for i, r := range dateRules {
+		for i, r := range dateRules() {
 			if r.re.MatchString(s) {
 				matched = true
 				if !r.need(cues) {

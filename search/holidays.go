@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -116,7 +117,7 @@ func qingming(y int, loc *time.Location) (time.Time, bool) {
 // Halloween of 2022). 节 after a Chinese name is part of it (国庆节,
 // 圣诞节). The names are listed longest first, so "christmas eve" is
 // not read as "christmas".
-var holidayRe = func() *regexp.Regexp {
+var holidayRe = sync.OnceValue(func() *regexp.Regexp {
 	var en, zh []string
 	for name := range holidays {
 		if name[0] < 0x80 {
@@ -139,7 +140,7 @@ var holidayRe = func() *regexp.Regexp {
 	}
 	return regexp.MustCompile(`(?:\b(last|this|next)\s+)?\b(` + longestFirst(en) + `)(?:,?\s+(?:of\s+)?(\d{4})\b)?` +
 		`|(?:(\d{4})\s*年\s*|(前年|去年|今年|明年))?(` + longestFirst(zh) + `)节?`)
-}()
+})
 
 // needHoliday: every name holidayRe matches contains the part of a
 // holiday's name before any apostrophe (which the query may write ’).

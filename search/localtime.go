@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"regexp"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -367,7 +368,9 @@ type dayDoc struct {
 // together with the people it names: "Rhea and I", "me and Rhea", "with
 // Rhea", 我和Rhea, 跟我. A day's memories are then both sides', and the
 // user's are not the named agent's.
-var withTheUser = regexp.MustCompile(`\b(?:and|&) (?:i|me|myself)\b|\b(?:i|me) (?:and|&) |\bwith\b|我们?(?:和|跟|与|同)|(?:和|跟|与|同)我`)
+var withTheUser = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:and|&) (?:i|me|myself)\b|\b(?:i|me) (?:and|&) |\bwith\b|我们?(?:和|跟|与|同)|(?:和|跟|与|同)我`)
+})
 
 // dayDocs returns the memories the query may see whose local day is in
 // one of its date spans (or, when it names none, in its date filter), in
@@ -407,7 +410,7 @@ func (e *Engine) dayDocs(snap *Snapshot, q *query) []dayDoc {
 		q.asked = in
 	}
 	people := q.people
-	if withTheUser.MatchString(lexical.Normalize(q.plan.Query)) {
+	if withTheUser().MatchString(lexical.Normalize(q.plan.Query)) {
 		people = nil
 	}
 	var docs []int

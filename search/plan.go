@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -178,15 +179,27 @@ func sortedSet(m map[string]bool) []string {
 	return out
 }
 
-var (
-	quoted     = regexp.MustCompile(`"([^"]{2,120})"|“([^”]{2,120})”|「([^」]{2,120})」`)
-	ipv4       = regexp.MustCompile(`^\d{1,3}(\.\d{1,3}){3}$`)
-	isoDate    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	version    = regexp.MustCompile(`^v\d+(\.\d+)*$`)
-	fileName   = regexp.MustCompile(`^\.?[\w-]+(\.[\w-]+)*\.[a-z][a-z0-9]{0,7}$`)
-	hexLike    = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
-	numberLike = regexp.MustCompile(`^\d{2,}$`)
-)
+// quoted finds the quoted phrases of a query.
+var quoted = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"([^"]{2,120})"|“([^”]{2,120})”|「([^」]{2,120})」`)
+})
+
+// anchorPatterns are the shapes of a query token that make it an anchor,
+// compiled together on first use (anchorRes) and fetched once per query.
+type anchorPatterns struct {
+	ipv4, isoDate, version, fileName, hexLike, numberLike *regexp.Regexp
+}
+
+var anchorRes = sync.OnceValue(func() *anchorPatterns {
+	return &anchorPatterns{
+		ipv4:       regexp.MustCompile(`^\d{1,3}(\.\d{1,3}){3}$`),
+		isoDate:    regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`),
+		version:    regexp.MustCompile(`^v\d+(\.\d+)*$`),
+		fileName:   regexp.MustCompile(`^\.?[\w-]+(\.[\w-]+)*\.[a-z][a-z0-9]{0,7}$`),
+		hexLike:    regexp.MustCompile(`^[0-9a-f]{7,40}$`),
+		numberLike: regexp.MustCompile(`^\d{2,}$`),
+	}
+})
 
 // maxExpandedRunes is the length of the longest query whose intent
 // expansions (SubQueries after Q0) hold it whole; a longer one, a paste,
@@ -258,7 +271,7 @@ func extractAnchors(q string) (anchors, phrases []string) {
 		seen[a] = true
 		anchors = append(anchors, a)
 	}
-	for _, m := range quoted.FindAllStringSubmatch(q, -1) {
+	for _, m := range quoted().FindAllStringSubmatch(q, -1) {
 		for _, g := range m[1:] {
 			if g = strings.TrimSpace(g); g != "" {
 				ph := lexical.Normalize(strings.Join(strings.Fields(g), " "))
@@ -267,7 +280,7 @@ func extractAnchors(q string) (anchors, phrases []string) {
 			}
 		}
 	}
-	rest := quoted.ReplaceAllString(q, " ")
+	rest := quoted().ReplaceAllString(q, " ")
 	var toks []string
 	for _, field := range scriptFields(rest) {
 		// CJK punctuation joins no identifier: NOVA-123、NOVA-124 is two.
@@ -282,22 +295,23 @@ func extractAnchors(q string) (anchors, phrases []string) {
 		}
 	}
 	shouted := isShouted(q, toks)
+	re := anchorRes()
 	for _, tok := range toks {
 		low := strings.ToLower(tok)
 		switch {
 		case isPathLike(tok):
 			add(low)
-		case fileName.MatchString(low) && strings.IndexFunc(low, unicode.IsLetter) >= 0:
+		case re.fileName.MatchString(low) && strings.IndexFunc(low, unicode.IsLetter) >= 0:
 			add(low)
 		case isIdentifier(tok):
 			add(low)
-		case version.MatchString(low):
+		case re.version.MatchString(low):
 			add(low)
-		case ipv4.MatchString(low), isoDate.MatchString(low):
+		case re.ipv4.MatchString(low), re.isoDate.MatchString(low):
 			add(low)
-		case numberLike.MatchString(low):
+		case re.numberLike.MatchString(low):
 			add(low)
-		case hexLike.MatchString(low) && strings.IndexFunc(low, unicode.IsDigit) >= 0 && strings.IndexFunc(low, unicode.IsLetter) >= 0:
+		case re.hexLike.MatchString(low) && strings.IndexFunc(low, unicode.IsDigit) >= 0 && strings.IndexFunc(low, unicode.IsLetter) >= 0:
 			add(low)
 		case isMixedCase(tok), isAllCaps(tok) && !shouted:
 			add(low)
@@ -426,7 +440,9 @@ var cjkStopTerms = []string{
 // it one ("how long", "how many times", "what year", "what kind of"): they
 // ask rather than name, and were reported missing from the memories that
 // answer them ("took three hours" holds no "long").
-var enQuestionPhrase = regexp.MustCompile(`\bhow (?:many(?: times)?|much|long(?: ago)?|old|often|far|tall|big|high|heavy|large|deep|wide)\b|\b(?:what|which) (?:time|year|month|day|date|kind|sort|type)(?: of)?\b`)
+var enQuestionPhrase = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bhow (?:many(?: times)?|much|long(?: ago)?|old|often|far|tall|big|high|heavy|large|deep|wide)\b|\b(?:what|which) (?:time|year|month|day|date|kind|sort|type)(?: of)?\b`)
+})
 
 // cjkQuestionWords ask rather than name: kept as key terms, they were
 // reported missing from the very memories that answer them (多久, 几岁),
@@ -467,7 +483,7 @@ const maxKeyTerms = 12
 // keyTerms returns anchors first, then the remaining content words and CJK
 // segments of the query, lower case, at most 12.
 func keyTerms(q, norm string, anchors []string) []string {
-	norm = enQuestionPhrase.ReplaceAllString(norm, " ")
+	norm = enQuestionPhrase().ReplaceAllString(norm, " ")
 	seen := map[string]bool{}
 	var out []string
 	add := func(t string) {
