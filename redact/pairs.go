@@ -7,6 +7,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // assignmentSpans adds the values assigned to keys whose names say they
@@ -121,16 +122,18 @@ func assignmentSpans(text string, out []span) []span {
 // os.Setenv("NAME", "value"), t.Setenv, C's setenv, PowerShell's
 // [Environment]::SetEnvironmentVariable (groups 3 and 4). At least one
 // flag after a bare set: "set OPENAI_API_KEY to the new key" is prose.
-var envCommand = regexp.MustCompile(`(?:\bset(?:[ \t]+--?[a-zA-Z-]+)+|\bsetenv|\bsetx(?:[ \t]+/[a-zA-Z])*|\bconfig(?:[ \t]+--?[a-zA-Z-]+)*[ \t]+set|\bgit[ \t]+config(?:[ \t]+--?[a-zA-Z-]+)*)` +
-	`[ \t]+["']?([A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]+["']?([^\s"'\x60;|&][^\s"'\x60;|&]*)` +
-	`|(?i:\b(?:setenv|setenvironmentvariable))\([ \t]*["']([A-Za-z_][A-Za-z0-9_]*)["'][ \t]*,[ \t]*["']([^\s"']+)`)
+var envCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:\bset(?:[ \t]+--?[a-zA-Z-]+)+|\bsetenv|\bsetx(?:[ \t]+/[a-zA-Z])*|\bconfig(?:[ \t]+--?[a-zA-Z-]+)*[ \t]+set|\bgit[ \t]+config(?:[ \t]+--?[a-zA-Z-]+)*)` +
+		`[ \t]+["']?([A-Za-z_][A-Za-z0-9_.-]*)["']?[ \t]+["']?([^\s"'\x60;|&][^\s"'\x60;|&]*)` +
+		`|(?i:\b(?:setenv|setenvironmentvariable))\([ \t]*["']([A-Za-z_][A-Za-z0-9_]*)["'][ \t]*,[ \t]*["']([^\s"']+)`)
+})
 
 // envCommandAt is envCommand anchored at the start of its text: a match
 // can only begin at "set", "config" or "git" (in any case), so it is tried
 // there alone. Run over the whole text, the unanchored pattern tried every
 // byte and cost four fifths of redaction's time on text that says
 // "config".
-var envCommandAt = regexp.MustCompile(`^(?:` + envCommand.String() + `)`)
+var envCommandAt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:` + envCommand().String() + `)`) })
 
 // envCommandSpans adds the values envCommand finds set to variables whose
 // names say they hold a secret (secretKey), by the rules an assignment's
@@ -142,6 +145,7 @@ func envCommandSpans(text, lower string, out []span) []span {
 	if !strings.Contains(lower, "set") && !strings.Contains(lower, "config") {
 		return out
 	}
+	re := envCommandAt()
 	for at := 0; ; {
 		at = nextCommandWord(lower, at)
 		if at < 0 {
@@ -153,7 +157,7 @@ func envCommandSpans(text, lower string, out []span) []span {
 		if nl := strings.IndexByte(text[at:], '\n'); nl >= 0 {
 			end = at + nl
 		}
-		m := envCommandAt.FindStringSubmatchIndex(text[at:end])
+		m := re.FindStringSubmatchIndex(text[at:end])
 		if m == nil {
 			at++
 			continue

@@ -219,10 +219,10 @@ func newHintIndex(lr *leakRules) *hintIndex {
 		n := pattern(k)
 		x.leak[n] = rules
 	}
-	if len(localRules) > 64 {
+	if len(localRules()) > 64 {
 		panic("redact: more than 64 local redaction rules; widen hintsFound.local")
 	}
-	for i, r := range localRules {
+	for i, r := range localRules() {
 		for _, h := range r.hints {
 			x.local[pattern(h)] |= 1 << i
 		}
@@ -370,103 +370,105 @@ type localRule struct {
 // localRules cover shapes gitleaks' rules leave to context or require to
 // be exact; they overlap some gitleaks rules on purpose (fake-looking or
 // truncated keys), and overlapping ranges are redacted once.
-var localRules = []localRule{
-	// PEM and PGP private keys, including a block cut off before its END
-	// line, and SSH2 keys (RFC 4716, as PuTTYgen and ssh.com export them:
-	// "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", four dashes and
-	// blanks).
-	{[]string{"private key"}, regexp.MustCompile(`(?s)-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|\z)`), 0, nil, [2]int{}},
-	// The end of a private key whose BEGIN line is not in the text (the
-	// last lines of a key file, as tail shows them or a tool output cut at
-	// its start holds them, also with escaped line breaks): the lines of
-	// base64 before its END line, the last one or two of them short (the
-	// body's last line, a PGP checksum).
-	{[]string{"private key"}, regexp.MustCompile(`(?:[A-Za-z0-9+/=]{16,}(?:\r?\n|\\r\\n|\\n)[ \t]*)+(?:[A-Za-z0-9+/=]{1,15}(?:\r?\n|\\r\\n|\\n)[ \t]*){0,2}-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}`), 0, nil, [2]int{}},
-	// A PEM private key encoded in base64 whole, as a Kubernetes secret's
-	// data and a CI variable made with base64 -w0 hold it: the encoding of
-	// "-----BEGIN " starts it, and its first line must decode to a
-	// private key's (a certificate's or a public key's stays). Wrapped
-	// lines (base64 at 76 columns) are joined by brokenLineSpans.
-	{[]string{"ls0tls1crudjti"}, regexp.MustCompile(`\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}`), 0, encodedPrivateKey, [2]int{}},
-	// The private part of a PuTTY key file, up to its MAC line or the end.
-	{[]string{"private-lines:"}, regexp.MustCompile(`(?s)Private-Lines: *\d+\r?\n(.*?)(?:\r?\nPrivate-(?:MAC|Hash):|\z)`), 1, nil, [2]int{}},
-	// OpenAI (sk-, sk-proj-, ...) and Anthropic (sk-ant-...) API keys of
-	// any length.
-	{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{19,}`), 0, nil, [2]int{}},
-	// GitHub tokens of any length, classic and fine-grained.
-	{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`), 0, nil, [2]int{}},
-	{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`), 0, nil, [2]int{}},
-	// Hugging Face access tokens: gitleaks' rule takes 34 letters only,
-	// and a token with digits was served. A random-looking value only
-	// (mixed case or digits): hf_ then one long lower-case word is a name.
-	{[]string{"hf_"}, regexp.MustCompile(`\bhf_[A-Za-z0-9]{34,}\b`), 0, func(s string) bool { return randomValue(s[3:]) }, [2]int{}},
-	// The value of gh secret set --body (-b), which is the secret
-	// whatever its name, and of doppler secrets set NAME VALUE.
-	{[]string{"secret set", "secrets set"}, regexp.MustCompile(`\b(?:gh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:--body|-b)(?:[ \t]+|=)|doppler[ \t]+secrets[ \t]+set[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+)["']?([^\s"'\x60-][^\s"'\x60]*)`), 1, literalSecret, [2]int{16, 256}},
-	// AWS access key ids (long-term AKIA, temporary ASIA) with any digits.
-	{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0, nil, [2]int{}},
-	// Slack tokens, Google API keys and JSON Web Tokens.
-	// xoxe-1-... is a refresh token of Slack's token rotation, xoxc- and
-	// xoxd- a browser session's client token and cookie.
-	{[]string{"xox"}, regexp.MustCompile(`\bxox[abcdeprs]-[A-Za-z0-9-]{10,}`), 0, nil, [2]int{}},
-	{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), 0, nil, [2]int{}},
-	{[]string{"eyj"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`), 0, nil, [2]int{}},
-	// Token shapes of services agents work with that gitleaks' rules find
-	// only next to the service's name, or not at all: Google OAuth access
-	// and refresh tokens and client secrets, Telegram bot tokens, Stripe
-	// webhook secrets, Tailscale auth keys, Groq, xAI, Replicate, Sentry,
-	// Doppler, Notion and Figma tokens, Discord webhook URLs.
-	{[]string{"ya29.", "1//0", "gocspx-", ":aa", "whsec_", "tskey-", "gsk_", "xai-", "r8_", "sntrys_", "dp.", "secret_", "figd_"},
-		regexp.MustCompile(`\b(?:ya29\.[0-9A-Za-z_-]{20,}|1//0[0-9A-Za-z_-]{30,}|GOCSPX-[0-9A-Za-z_-]{20,}|[0-9]{8,10}:AA[0-9A-Za-z_-]{30,}|whsec_[0-9A-Za-z+/]{24,}=*|tskey-[a-z]+-[0-9A-Za-z]+-[0-9A-Za-z]{16,}|gsk_[0-9A-Za-z]{40,}|xai-[0-9A-Za-z]{60,}|r8_[0-9A-Za-z]{30,}|sntrys_[0-9A-Za-z_=-]{40,}|dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]+\.)?[0-9A-Za-z]{40,}|secret_[0-9A-Za-z]{43}\b|figd_[0-9A-Za-z_-]{40,})`), 0, nil, [2]int{}},
-	{[]string{"/api/webhooks/"}, regexp.MustCompile(`\bdiscord(?:app)?\.com/api/webhooks/[0-9]+/([0-9A-Za-z_-]{40,})`), 1, nil, [2]int{}},
-	// An Authorization bearer credential (see headerCredential).
-	{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, headerCredential, [2]int{}},
-	// An Authorization header with another scheme than Bearer (Basic,
-	// Token, ...) or none, also as escaped JSON in a tool call, once
-	// ({\"Authorization\":\"Token ...\"}) or twice (a command in a tool
-	// call's arguments). Basic credentials must decode to user:password.
-	{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization\\*["']?\s*[:=]\s*\\*["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, headerCredential, [2]int{0, 128}},
-	{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), 1, basicCredentials, [2]int{0, 64}},
-	// Secrets given as command-line arguments: --password VALUE,
-	// --token VALUE, curl -u user:password, mysql -pPASSWORD.
-	{[]string{"-pass", "-token", "-api-key", "-apikey", "-secret"}, regexp.MustCompile(`(?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
-	{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["']?[^\s:"'-][^\s:"']*:([^\s"']+)`), 1, func(s string) bool { return literalSecret(s) && strings.Trim(s, "0123456789") != "" }, [2]int{}},
-	// Quoted, the password may hold blanks (a passphrase): it ends at
-	// the closing quote.
-	{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["'][^\s:"'-][^\n:"']*:([^\n"']+)["']`), 1, literalSecret, [2]int{}},
-	{[]string{"mysql", "mariadb"}, regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
-	// -p PASSWORD of the commands that take the password itself there:
-	// sshpass and the container registries' login.
-	{[]string{"sshpass", "docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login", "helm login", "helm registry login"},
-		regexp.MustCompile(`\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?: registry)?) login)\b[^\n|;&]*?\s-p[ \t]*["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
-	// The password flags of other clients: redis-cli -a, the MongoDB
-	// tools' and az login's -p, zip's and unzip's -P, 7-Zip's -pPASSWORD.
-	{[]string{"redis-cli", "mongo", "az login", "zip"},
-		regexp.MustCompile(`\b(?:redis-cli\b[^\n|;&]*?\s-a|(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|az login)\b[^\n|;&]*?\s-p|(?:un)?zip\b[^\n|;&]*?\s-P)[ \t]*["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
-	{[]string{"7z"}, regexp.MustCompile(`\b7za?\b[^\n|;&]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
-	// openssl's -k PASSWORD and pass:PASSWORD (-pass, -passin, -passout),
-	// htpasswd -b FILE USER PASSWORD (with its other letters: -bc, -Bb),
-	// and a password piped to sudo -S (echo PASSWORD | sudo -S: the
-	// password comes before the hint).
-	{[]string{"openssl"}, regexp.MustCompile(`\bopenssl\b[^\n|;&]*?\s(?:-k[ \t]+|-pass(?:in|out)?[ \t]+pass:)["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
-	{[]string{"htpasswd"}, regexp.MustCompile(`\bhtpasswd[ \t]+-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
-	{[]string{"sudo -s"}, regexp.MustCompile(`\becho[ \t]+(?:-n[ \t]+)?["']?([^\s"'|$][^\s"'|]*)["']?[ \t]*\|[ \t]*sudo[ \t]+-S\b`), 1, literalSecret, [2]int{256, 8}},
-	// A .netrc line: machine HOST login USER password PASSWORD.
-	{[]string{"login"}, regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), 1, literalSecret, [2]int{}},
-	// A password told in prose: "my password is Pq5...", "the new
-	// password is: ...". Only a value with a digit or a symbol counts:
-	// "the password is required" is not one.
-	{[]string{"password", "passphrase", "passwd"}, regexp.MustCompile(`(?i)\b(?:password|passphrase|passwd)\s+(?:is|was|will be|would be)\s*:?\s*["'` + "`" + `]?([^\s"'` + "`" + `]*[^\s"'` + "`" + `.,;:!?)])`), 1, func(s string) bool { return len(s) >= 6 && credentialValue(s) && MixesLettersAndDigits(s) }, [2]int{0, 64}},
-	// A password, key or token labelled in Chinese, Japanese or Korean:
-	// 密码：..., 令牌 = ..., 密码是 ..., パスワードは .... Only an ASCII
-	// value counts: CJK words after the label are prose about it.
-	{cjkSecretLabels, regexp.MustCompile(`(?:` + strings.Join(cjkSecretLabels, "|") + `)\s*(?:[:=：＝]|是|为|為|は)\s*["'\x60“]?([\x21-\x7e]*[0-9A-Za-z!@#$%^&*+=_~/-])`), 1,
-		func(s string) bool { return len(s) >= 6 && credentialValue(s) && literalSecret(s) }, [2]int{0, 64}},
-	// The password of credentials in a URL: postgres://user:pw@host, also
-	// with no user (redis://:pw@host) and with '@' or '/' in the password
-	// (the userinfo ends at the last '@' before the host).
-	{[]string{"://"}, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:(\S*?)@(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d*)?(?:[/?#\s"'<>)\],;` + "`" + `]|$)`), 1, urlPassword, [2]int{}},
-}
+var localRules = sync.OnceValue(func() []localRule {
+	return []localRule{
+		// PEM and PGP private keys, including a block cut off before its END
+		// line, and SSH2 keys (RFC 4716, as PuTTYgen and ssh.com export them:
+		// "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----", four dashes and
+		// blanks).
+		{[]string{"private key"}, regexp.MustCompile(`(?s)-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|\z)`), 0, nil, [2]int{}},
+		// The end of a private key whose BEGIN line is not in the text (the
+		// last lines of a key file, as tail shows them or a tool output cut at
+		// its start holds them, also with escaped line breaks): the lines of
+		// base64 before its END line, the last one or two of them short (the
+		// body's last line, a PGP checksum).
+		{[]string{"private key"}, regexp.MustCompile(`(?:[A-Za-z0-9+/=]{16,}(?:\r?\n|\\r\\n|\\n)[ \t]*)+(?:[A-Za-z0-9+/=]{1,15}(?:\r?\n|\\r\\n|\\n)[ \t]*){0,2}-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}`), 0, nil, [2]int{}},
+		// A PEM private key encoded in base64 whole, as a Kubernetes secret's
+		// data and a CI variable made with base64 -w0 hold it: the encoding of
+		// "-----BEGIN " starts it, and its first line must decode to a
+		// private key's (a certificate's or a public key's stays). Wrapped
+		// lines (base64 at 76 columns) are joined by brokenLineSpans.
+		{[]string{"ls0tls1crudjti"}, regexp.MustCompile(`\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}`), 0, encodedPrivateKey, [2]int{}},
+		// The private part of a PuTTY key file, up to its MAC line or the end.
+		{[]string{"private-lines:"}, regexp.MustCompile(`(?s)Private-Lines: *\d+\r?\n(.*?)(?:\r?\nPrivate-(?:MAC|Hash):|\z)`), 1, nil, [2]int{}},
+		// OpenAI (sk-, sk-proj-, ...) and Anthropic (sk-ant-...) API keys of
+		// any length.
+		{[]string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{19,}`), 0, nil, [2]int{}},
+		// GitHub tokens of any length, classic and fine-grained.
+		{[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}`), 0, nil, [2]int{}},
+		{[]string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{30,}`), 0, nil, [2]int{}},
+		// Hugging Face access tokens: gitleaks' rule takes 34 letters only,
+		// and a token with digits was served. A random-looking value only
+		// (mixed case or digits): hf_ then one long lower-case word is a name.
+		{[]string{"hf_"}, regexp.MustCompile(`\bhf_[A-Za-z0-9]{34,}\b`), 0, func(s string) bool { return randomValue(s[3:]) }, [2]int{}},
+		// The value of gh secret set --body (-b), which is the secret
+		// whatever its name, and of doppler secrets set NAME VALUE.
+		{[]string{"secret set", "secrets set"}, regexp.MustCompile(`\b(?:gh[ \t]+secret[ \t]+set\b[^\n|;&]*?[ \t](?:--body|-b)(?:[ \t]+|=)|doppler[ \t]+secrets[ \t]+set[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+)["']?([^\s"'\x60-][^\s"'\x60]*)`), 1, literalSecret, [2]int{16, 256}},
+		// AWS access key ids (long-term AKIA, temporary ASIA) with any digits.
+		{[]string{"akia", "asia"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), 0, nil, [2]int{}},
+		// Slack tokens, Google API keys and JSON Web Tokens.
+		// xoxe-1-... is a refresh token of Slack's token rotation, xoxc- and
+		// xoxd- a browser session's client token and cookie.
+		{[]string{"xox"}, regexp.MustCompile(`\bxox[abcdeprs]-[A-Za-z0-9-]{10,}`), 0, nil, [2]int{}},
+		{[]string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), 0, nil, [2]int{}},
+		{[]string{"eyj"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`), 0, nil, [2]int{}},
+		// Token shapes of services agents work with that gitleaks' rules find
+		// only next to the service's name, or not at all: Google OAuth access
+		// and refresh tokens and client secrets, Telegram bot tokens, Stripe
+		// webhook secrets, Tailscale auth keys, Groq, xAI, Replicate, Sentry,
+		// Doppler, Notion and Figma tokens, Discord webhook URLs.
+		{[]string{"ya29.", "1//0", "gocspx-", ":aa", "whsec_", "tskey-", "gsk_", "xai-", "r8_", "sntrys_", "dp.", "secret_", "figd_"},
+			regexp.MustCompile(`\b(?:ya29\.[0-9A-Za-z_-]{20,}|1//0[0-9A-Za-z_-]{30,}|GOCSPX-[0-9A-Za-z_-]{20,}|[0-9]{8,10}:AA[0-9A-Za-z_-]{30,}|whsec_[0-9A-Za-z+/]{24,}=*|tskey-[a-z]+-[0-9A-Za-z]+-[0-9A-Za-z]{16,}|gsk_[0-9A-Za-z]{40,}|xai-[0-9A-Za-z]{60,}|r8_[0-9A-Za-z]{30,}|sntrys_[0-9A-Za-z_=-]{40,}|dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]+\.)?[0-9A-Za-z]{40,}|secret_[0-9A-Za-z]{43}\b|figd_[0-9A-Za-z_-]{40,})`), 0, nil, [2]int{}},
+		{[]string{"/api/webhooks/"}, regexp.MustCompile(`\bdiscord(?:app)?\.com/api/webhooks/[0-9]+/([0-9A-Za-z_-]{40,})`), 1, nil, [2]int{}},
+		// An Authorization bearer credential (see headerCredential).
+		{[]string{"bearer"}, regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), 1, headerCredential, [2]int{}},
+		// An Authorization header with another scheme than Bearer (Basic,
+		// Token, ...) or none, also as escaped JSON in a tool call, once
+		// ({\"Authorization\":\"Token ...\"}) or twice (a command in a tool
+		// call's arguments). Basic credentials must decode to user:password.
+		{[]string{"authorization"}, regexp.MustCompile(`(?i)\bauthorization\\*["']?\s*[:=]\s*\\*["']?(?:(?:basic|token|digest|apikey|api-key|sso-key|key)\s+)?([A-Za-z0-9._~+/-]{16,}=*)`), 1, headerCredential, [2]int{0, 128}},
+		{[]string{"basic"}, regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), 1, basicCredentials, [2]int{0, 64}},
+		// Secrets given as command-line arguments: --password VALUE,
+		// --token VALUE, curl -u user:password, mysql -pPASSWORD.
+		{[]string{"-pass", "-token", "-api-key", "-apikey", "-secret"}, regexp.MustCompile(`(?:^|\s)--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token|access-token)[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
+		{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["']?[^\s:"'-][^\s:"']*:([^\s"']+)`), 1, func(s string) bool { return literalSecret(s) && strings.Trim(s, "0123456789") != "" }, [2]int{}},
+		// Quoted, the password may hold blanks (a passphrase): it ends at
+		// the closing quote.
+		{[]string{"-u", "--user"}, regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]*["'][^\s:"'-][^\n:"']*:([^\n"']+)["']`), 1, literalSecret, [2]int{}},
+		{[]string{"mysql", "mariadb"}, regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{}},
+		// -p PASSWORD of the commands that take the password itself there:
+		// sshpass and the container registries' login.
+		{[]string{"sshpass", "docker login", "podman login", "nerdctl login", "buildah login", "skopeo login", "oras login", "helm login", "helm registry login"},
+			regexp.MustCompile(`\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?: registry)?) login)\b[^\n|;&]*?\s-p[ \t]*["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+		// The password flags of other clients: redis-cli -a, the MongoDB
+		// tools' and az login's -p, zip's and unzip's -P, 7-Zip's -pPASSWORD.
+		{[]string{"redis-cli", "mongo", "az login", "zip"},
+			regexp.MustCompile(`\b(?:redis-cli\b[^\n|;&]*?\s-a|(?:mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|az login)\b[^\n|;&]*?\s-p|(?:un)?zip\b[^\n|;&]*?\s-P)[ \t]*["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+		{[]string{"7z"}, regexp.MustCompile(`\b7za?\b[^\n|;&]*?\s-p([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+		// openssl's -k PASSWORD and pass:PASSWORD (-pass, -passin, -passout),
+		// htpasswd -b FILE USER PASSWORD (with its other letters: -bc, -Bb),
+		// and a password piped to sudo -S (echo PASSWORD | sudo -S: the
+		// password comes before the hint).
+		{[]string{"openssl"}, regexp.MustCompile(`\bopenssl\b[^\n|;&]*?\s(?:-k[ \t]+|-pass(?:in|out)?[ \t]+pass:)["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+		{[]string{"htpasswd"}, regexp.MustCompile(`\bhtpasswd[ \t]+-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+["']?([^\s"'-][^\s"']*)`), 1, literalSecret, [2]int{0, 256}},
+		{[]string{"sudo -s"}, regexp.MustCompile(`\becho[ \t]+(?:-n[ \t]+)?["']?([^\s"'|$][^\s"'|]*)["']?[ \t]*\|[ \t]*sudo[ \t]+-S\b`), 1, literalSecret, [2]int{256, 8}},
+		// A .netrc line: machine HOST login USER password PASSWORD.
+		{[]string{"login"}, regexp.MustCompile(`\blogin\s+\S+\s+password\s+(\S+)`), 1, literalSecret, [2]int{}},
+		// A password told in prose: "my password is Pq5...", "the new
+		// password is: ...". Only a value with a digit or a symbol counts:
+		// "the password is required" is not one.
+		{[]string{"password", "passphrase", "passwd"}, regexp.MustCompile(`(?i)\b(?:password|passphrase|passwd)\s+(?:is|was|will be|would be)\s*:?\s*["'` + "`" + `]?([^\s"'` + "`" + `]*[^\s"'` + "`" + `.,;:!?)])`), 1, func(s string) bool { return len(s) >= 6 && credentialValue(s) && MixesLettersAndDigits(s) }, [2]int{0, 64}},
+		// A password, key or token labelled in Chinese, Japanese or Korean:
+		// 密码：..., 令牌 = ..., 密码是 ..., パスワードは .... Only an ASCII
+		// value counts: CJK words after the label are prose about it.
+		{cjkSecretLabels, regexp.MustCompile(`(?:` + strings.Join(cjkSecretLabels, "|") + `)\s*(?:[:=：＝]|是|为|為|は)\s*["'\x60“]?([\x21-\x7e]*[0-9A-Za-z!@#$%^&*+=_~/-])`), 1,
+			func(s string) bool { return len(s) >= 6 && credentialValue(s) && literalSecret(s) }, [2]int{0, 64}},
+		// The password of credentials in a URL: postgres://user:pw@host, also
+		// with no user (redis://:pw@host) and with '@' or '/' in the password
+		// (the userinfo ends at the last '@' before the host).
+		{[]string{"://"}, regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:(\S*?)@(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d*)?(?:[/?#\s"'<>)\],;` + "`" + `]|$)`), 1, urlPassword, [2]int{}},
+	}
+})
 
 // cjkSecretLabels are the words for password, secret key and token in
 // Chinese, Japanese and Korean.
@@ -563,11 +565,12 @@ func secretSpans(text string, out []span) []span {
 			spans = lr.spans(text, found.leak, spans)
 		}
 	}
-	for i := range localRules {
+	local := localRules()
+	for i := range local {
 		if found.local&(1<<i) == 0 {
 			continue
 		}
-		r := &localRules[i]
+		r := &local[i]
 		for _, w := range r.windows(text, lower) {
 			for _, m := range r.re.FindAllStringSubmatchIndex(text[w.start:w.end], -1) {
 				start, end := m[2*r.group], m[2*r.group+1]

@@ -850,7 +850,7 @@ func TestRedactChunk_project(t *testing.T) {
 // over the whole text: the oracle the anchored search is held to.
 func wholeTextEnvCommandSpans(text string) []span {
 	var out []span
-	for _, m := range envCommand.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range envCommand().FindAllStringSubmatchIndex(text, -1) {
 		g := 1
 		if m[2] < 0 {
 			g = 3
