@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -127,21 +128,32 @@ const aiderLintRequest = "# Fix any errors below, if possible."
 // aiderRunPrefix begins the line each run of Aider appends first.
 const aiderRunPrefix = "# aider chat started at "
 
-var (
-	// aiderSearch, aiderDivider and aiderReplace are the lines of an edit
-	// block (Aider accepts 5 to 9 marker characters).
-	aiderSearch  = regexp.MustCompile(`^<{5,9} SEARCH\s*$`)
-	aiderDivider = regexp.MustCompile(`^={5,9}\s*$`)
-	aiderReplace = regexp.MustCompile(`^>{5,9} REPLACE\s*$`)
-	// aiderCommit is the message Aider writes for a commit it made.
-	aiderCommit = regexp.MustCompile(`^Commit ([0-9a-f]{7,40}) (.+)$`)
-	// aiderReasoningStart and aiderReasoningEnd are the tags around the
-	// reasoning Aider writes before an answer: its own opening tag
+// aiderPatterns are the patterns the Aider reader matches lines with,
+// compiled together on first use (aiderRes) and fetched once per file.
+type aiderPatterns struct {
+	// search, divider and replace are the lines of an edit block (Aider
+	// accepts 5 to 9 marker characters).
+	search, divider, replace *regexp.Regexp
+	// commit is the message Aider writes for a commit it made.
+	commit *regexp.Regexp
+	// reasoningStart and reasoningEnd are the tags around the reasoning
+	// Aider writes before an answer: its own opening tag
 	// (reasoning_tags.py's REASONING_TAG) and the model's reasoning tag
 	// or its own closing one, or the model's tags in its content.
-	aiderReasoningStart = regexp.MustCompile(`(?i)^<(?:thinking-content-[0-9a-f]+|` + reasoningTags + `)>`)
-	aiderReasoningEnd   = regexp.MustCompile(`(?i)</(?:thinking-content-[0-9a-f]+|` + reasoningTags + `)>`)
-)
+	reasoningStart, reasoningEnd *regexp.Regexp
+}
+
+// aiderRes compiles aiderPatterns once, when the first Aider history is read.
+var aiderRes = sync.OnceValue(func() *aiderPatterns {
+	return &aiderPatterns{
+		search:         regexp.MustCompile(`^<{5,9} SEARCH\s*$`),
+		divider:        regexp.MustCompile(`^={5,9}\s*$`),
+		replace:        regexp.MustCompile(`^>{5,9} REPLACE\s*$`),
+		commit:         regexp.MustCompile(`^Commit ([0-9a-f]{7,40}) (.+)$`),
+		reasoningStart: regexp.MustCompile(`(?i)^<(?:thinking-content-[0-9a-f]+|` + reasoningTags + `)>`),
+		reasoningEnd:   regexp.MustCompile(`(?i)</(?:thinking-content-[0-9a-f]+|` + reasoningTags + `)>`),
+	}
+})
 
 // aiderMessageCommands are the Aider commands whose argument is a
 // message to the model; any other command is an operation.
@@ -217,6 +229,7 @@ type aiderState struct {
 // aiderHandler reads one chat history.
 type aiderHandler struct {
 	fc *fileCtx
+	re *aiderPatterns
 	st aiderState
 	// file names the history in session ids; cwd is the folder that holds
 	// it.
@@ -224,7 +237,7 @@ type aiderHandler struct {
 }
 
 func newAiderHandler(fc *fileCtx, state json.RawMessage) (*aiderHandler, error) {
-	h := &aiderHandler{fc: fc, file: textKey(fc.path), cwd: filepath.Dir(fc.path)}
+	h := &aiderHandler{fc: fc, re: aiderRes(), file: textKey(fc.path), cwd: filepath.Dir(fc.path)}
 	if err := decodeState(state, &h.st); err != nil {
 		return nil, err
 	}
@@ -382,7 +395,7 @@ func (h *aiderHandler) aiderResumes(prompt, quote, afterBlank, brk bool) bool {
 // the reply it follows (or as a turn of its own, after a /commit).
 func (h *aiderHandler) output(n int, text string) error {
 	turn := h.st.Turn
-	m := aiderCommit.FindStringSubmatch(text)
+	m := h.re.commit.FindStringSubmatch(text)
 	if m == nil {
 		if turn != nil && turn.Role == "user" {
 			return h.close()
@@ -414,25 +427,25 @@ func (h *aiderHandler) reply(n int, line string) error {
 	t := strings.TrimSpace(line)
 	turn.Sum = aiderSum(turn.Sum, t)
 	if turn.Edit == aiderOutside && turn.Fence == "" && strings.TrimSpace(strings.Join(turn.Lines, "")) == "" {
-		if loc := aiderReasoningStart.FindStringIndex(t); loc != nil {
+		if loc := h.re.reasoningStart.FindStringIndex(t); loc != nil {
 			turn.Reasoning = true
 			return h.reasoning(n, t[loc[1]:])
 		}
 	}
 	switch turn.Edit {
 	case aiderInSearch:
-		if aiderDivider.MatchString(t) {
+		if h.re.divider.MatchString(t) {
 			turn.Edit, turn.Kept, turn.Cut = aiderInReplace, 0, 0
 		}
 		return h.changed() // the code replaced is dropped
 	case aiderInReplace:
-		if aiderReplace.MatchString(t) {
+		if h.re.replace.MatchString(t) {
 			turn.Edit = aiderOutside
 			return h.addCutMark()
 		}
 		return h.code(line)
 	}
-	if aiderSearch.MatchString(t) {
+	if h.re.search.MatchString(t) {
 		if turn.Emitted {
 			return h.grew()
 		}
@@ -480,7 +493,7 @@ func (h *aiderHandler) unhold(n int) error {
 // dropped, up to the tag that ends it, whatever it holds (fences, "> "
 // and "#### " lines are the model's thoughts, not Aider's).
 func (h *aiderHandler) reasoning(n int, line string) error {
-	loc := aiderReasoningEnd.FindStringIndex(line)
+	loc := h.re.reasoningEnd.FindStringIndex(line)
 	if loc == nil {
 		return h.changed()
 	}

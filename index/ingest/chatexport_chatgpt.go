@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -371,9 +372,9 @@ func (x *chatExport) gptText(m *gptMessage) string {
 // (CherryHQ/cherry-studio ChatgptImporter keeps both).
 var (
 	// gptMarker is a reference, with the space before it.
-	gptMarker = regexp.MustCompile(`[ \t]*\x{E200}([^\x{E200}\x{E201}]*)\x{E201}`)
+	gptMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[ \t]*\x{E200}([^\x{E200}\x{E201}]*)\x{E201}`) })
 	// gptSourceMark is an older answer's citation, with the space before it.
-	gptSourceMark = regexp.MustCompile(`[ \t]*【\d+(?::\d+)?†[^】\n]{0,40}】`)
+	gptSourceMark = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[ \t]*【\d+(?::\d+)?†[^】\n]{0,40}】`) })
 )
 
 // gptUnmark is text without ChatGPT's citation markup: an entity
@@ -384,9 +385,9 @@ func gptUnmark(text string) string {
 	if !strings.ContainsAny(text, "\uE200\uE203\uE204】") {
 		return text
 	}
-	text = gptMarker.ReplaceAllStringFunc(text, func(m string) string {
+	text = gptMarker().ReplaceAllStringFunc(text, func(m string) string {
 		lead := m[:strings.Index(m, "\uE200")]
-		kind, rest, _ := strings.Cut(gptMarker.FindStringSubmatch(m)[1], "\uE202")
+		kind, rest, _ := strings.Cut(gptMarker().FindStringSubmatch(m)[1], "\uE202")
 		switch kind {
 		case "url":
 			label, _, _ := strings.Cut(rest, "\uE202") // then the link's target
@@ -406,6 +407,6 @@ func gptUnmark(text string) string {
 		}
 		return ""
 	})
-	text = gptSourceMark.ReplaceAllString(text, "")
+	text = gptSourceMark().ReplaceAllString(text, "")
 	return strings.NewReplacer("\uE203", "", "\uE204", "").Replace(text)
 }

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
@@ -173,14 +174,16 @@ var claudeAIQuietBlocks = setOf("thinking", "redacted_thinking", "tool_use", "to
 // shown, and <antArtifact identifier=… type=… title=…> around an
 // artifact, shown in a panel of its own.
 var (
-	claudeAIThinking      = regexp.MustCompile(`(?s)<antThinking>.*?</antThinking>[ \t]*\n?`)
-	claudeAIArtifactOpen  = regexp.MustCompile(`<antArtifact\b[^>]*>\n?`)
-	claudeAIArtifactTitle = regexp.MustCompile(`\btitle="([^"]*)"`)
-	claudeAIArtifactClose = regexp.MustCompile(`\n?</antArtifact>`)
+	claudeAIThinking      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<antThinking>.*?</antThinking>[ \t]*\n?`) })
+	claudeAIArtifactOpen  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<antArtifact\b[^>]*>\n?`) })
+	claudeAIArtifactTitle = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\btitle="([^"]*)"`) })
+	claudeAIArtifactClose = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n?</antArtifact>`) })
 	// claudeAIArtifactBlock is an artifact whole, with the blank lines
 	// around it; claudeAIArtifactID is its identifier.
-	claudeAIArtifactBlock = regexp.MustCompile(`(?s)\s*<antArtifact\b([^>]*)>\n?(.*?)\n?</antArtifact>\s*`)
-	claudeAIArtifactID    = regexp.MustCompile(`\bidentifier="([^"]*)"`)
+	claudeAIArtifactBlock = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)\s*<antArtifact\b([^>]*)>\n?(.*?)\n?</antArtifact>\s*`)
+	})
+	claudeAIArtifactID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bidentifier="([^"]*)"`) })
 )
 
 // claudeAITagArtifacts takes the artifacts an older export's answer
@@ -194,14 +197,14 @@ func claudeAITagArtifacts(docs map[string]*chatDoc, conv, text string) (string, 
 		return text, nil
 	}
 	var wrote []string
-	text = claudeAIArtifactBlock.ReplaceAllStringFunc(text, func(block string) string {
-		m := claudeAIArtifactBlock.FindStringSubmatch(block)
-		id := claudeAIArtifactID.FindStringSubmatch(m[1])
+	text = claudeAIArtifactBlock().ReplaceAllStringFunc(text, func(block string) string {
+		m := claudeAIArtifactBlock().FindStringSubmatch(block)
+		id := claudeAIArtifactID().FindStringSubmatch(m[1])
 		if id == nil || strings.TrimSpace(id[1]) == "" {
 			return block
 		}
 		title := ""
-		if t := claudeAIArtifactTitle.FindStringSubmatch(m[1]); t != nil {
+		if t := claudeAIArtifactTitle().FindStringSubmatch(m[1]); t != nil {
 			title = t[1]
 		}
 		if w := claudeAIWrite(docs, conv, id[1], title, m[2]); w != "" && !slices.Contains(wrote, w) {
@@ -218,14 +221,14 @@ func claudeAIUnmark(text string) string {
 	if !strings.Contains(text, "<ant") {
 		return text
 	}
-	text = claudeAIThinking.ReplaceAllString(text, "")
-	text = claudeAIArtifactOpen.ReplaceAllStringFunc(text, func(tag string) string {
-		if m := claudeAIArtifactTitle.FindStringSubmatch(tag); m != nil && strings.TrimSpace(m[1]) != "" {
+	text = claudeAIThinking().ReplaceAllString(text, "")
+	text = claudeAIArtifactOpen().ReplaceAllStringFunc(text, func(tag string) string {
+		if m := claudeAIArtifactTitle().FindStringSubmatch(tag); m != nil && strings.TrimSpace(m[1]) != "" {
 			return strings.TrimSpace(m[1]) + "\n"
 		}
 		return ""
 	})
-	return strings.TrimSpace(claudeAIArtifactClose.ReplaceAllString(text, ""))
+	return strings.TrimSpace(claudeAIArtifactClose().ReplaceAllString(text, ""))
 }
 
 // claudeAIBranch is the set of the messages on the branch the user sees

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nova-recall/nova/config"
 	"github.com/nova-recall/nova/memory"
@@ -121,7 +122,7 @@ type claudeBlock struct {
 // the user did not write: reminders injected by the runtime and the echo
 // of slash commands and their local output. Some open with attributes
 // (<mcp-resource-update server="..." uri="...">).
-var claudeScaffolding = func() []*regexp.Regexp {
+var claudeScaffolding = sync.OnceValue(func() []*regexp.Regexp {
 	var out []*regexp.Regexp
 	for _, tag := range []string{
 		"system-reminder", "command-name", "command-message", "command-args",
@@ -148,7 +149,7 @@ var claudeScaffolding = func() []*regexp.Regexp {
 		out = append(out, regexp.MustCompile(`(?s)<`+tag+`(?:\s[^>]*)?>.*?</`+tag+`>`))
 	}
 	return out
-}()
+})
 
 // Placeholders Claude Code writes where there is no reply: the model of
 // an assistant message it made up itself ("No response requested." after
@@ -161,44 +162,48 @@ const (
 var (
 	// claudeCommandName and claudeCommandArgs find the echo of a slash
 	// command, whose arguments are what the user typed after its name.
-	claudeCommandName = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
-	claudeCommandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	claudeCommandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`) })
+	claudeCommandArgs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`) })
 	// claudeBashInput is a shell command the user ran in bash mode ("!"),
 	// claudeMemoryInput what they asked Claude Code to remember ("#",
 	// 1.x), claudeChannel a message they sent from a chat app through a
 	// channel (2.1), whose attributes name the chat.
-	claudeBashInput   = regexp.MustCompile(`(?s)<bash-input>(.*?)</bash-input>`)
-	claudeMemoryInput = regexp.MustCompile(`(?s)<user-memory-input>\s*(.*?)\s*</user-memory-input>`)
-	claudeChannel     = regexp.MustCompile(`(?s)<channel(?:\s[^>]*)?>\s*(.*?)\s*</channel>`)
-	claudeCaveat      = regexp.MustCompile(`(?m)^Caveat: The messages below were generated.*$`)
-	claudeInterrupted = regexp.MustCompile(`\[Request interrupted by user[^\]]*\]`)
+	claudeBashInput   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<bash-input>(.*?)</bash-input>`) })
+	claudeMemoryInput = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)<user-memory-input>\s*(.*?)\s*</user-memory-input>`)
+	})
+	claudeChannel     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<channel(?:\s[^>]*)?>\s*(.*?)\s*</channel>`) })
+	claudeCaveat      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Caveat: The messages below were generated.*$`) })
+	claudeInterrupted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[Request interrupted by user[^\]]*\]`) })
 	// claudeLoopWake is a prompt /loop sends itself when the wake-up it
 	// scheduled fires (ScheduleWakeup): the loop's sentinel, which stands
 	// for the loop's prompt, already kept from the /loop the user typed.
-	claudeLoopWake = regexp.MustCompile(`(?s)\A\s*<<autonomous-loop(?:-dynamic)?>>.*`)
+	claudeLoopWake = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\A\s*<<autonomous-loop(?:-dynamic)?>>.*`) })
 	// claudeHookFeedback is what a hook that blocked the end of a turn
 	// (Stop, SubagentStop) or a task's change (TaskCreated,
 	// TaskCompleted, TeammateIdle) said, which Claude Code hands the model
 	// as a user line so that it goes on: the hook's words, not the
 	// user's. Builds of 2.1 mark that line isMeta; older ones did not always.
-	claudeHookFeedback = regexp.MustCompile(`(?s)\A\s*(?:Stop|SubagentStop|TaskCreated|TaskCompleted|TeammateIdle) hook feedback:\s.*`)
+	claudeHookFeedback = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)\A\s*(?:Stop|SubagentStop|TaskCreated|TaskCompleted|TeammateIdle) hook feedback:\s.*`)
+	})
 	// claudeSkillBody opens the body of a skill Claude Code loads into
 	// the conversation as a user line (a /skill the user ran, the Skill
 	// tool the model called): the skill's instructions, not the user's
 	// words. Builds mark the line isMeta, though not every one did.
-	claudeSkillBody = regexp.MustCompile(`(?s)\A\s*Base directory for this skill: .*`)
+	claudeSkillBody = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\A\s*Base directory for this skill: .*`) })
 	// claudeImageSource is the note Claude Code adds to a prompt, beside
 	// or in place of an image block, of where the image came from (its
 	// copy under ~/.claude/image-cache, or the file dragged in): a path,
 	// not the user's words. A line whose image is only that note keeps a
 	// placeholder for it (see userBlocks).
-	claudeImageSource = regexp.MustCompile(`\[Image: source: [^\]\n]*\]`)
+	claudeImageSource = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[Image: source: [^\]\n]*\]`) })
 	// claudeImageResized is the note Claude Code adds when it scaled a
 	// pasted image down (its size before and after, how to map
 	// coordinates back), in the prompt's line or a line of its own: the
 	// runtime's, not the user's words, and the image block beside it
 	// already has its placeholder.
-	claudeImageResized = regexp.MustCompile(`\[Image: original \d+x\d+[^\]\n]*\]`)
+	claudeImageResized = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[Image: original \d+x\d+[^\]\n]*\]`) })
 )
 
 // claudeResumePing is the prompt Claude Code sends itself when it
@@ -557,10 +562,14 @@ func (h *claudeHandler) line(n int, data []byte) error {
 // from one agent of a team (agent teams, 2.1) to another, in a user line
 // or a queued prompt: the lead's task in a teammate's session, a
 // teammate's report in the lead's.
-var claudeTeammate = regexp.MustCompile(`(?s)<teammate-message(?:\s[^>]*)?>(.*?)</teammate-message>`)
+var claudeTeammate = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)<teammate-message(?:\s[^>]*)?>(.*?)</teammate-message>`)
+})
 
 // claudePeerLeadIn is the line Claude Code may put before such envelopes.
-var claudePeerLeadIn = regexp.MustCompile(`(?:Another Claude session|A peer session) sent a message(?: while you were working)?:`)
+var claudePeerLeadIn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:Another Claude session|A peer session) sent a message(?: while you were working)?:`)
+})
 
 // claudeTeammateText returns the words of the teammate messages in text
 // and whether it held any. They are an agent's words, not the user's: the
@@ -574,9 +583,9 @@ func claudeTeammateText(text string) (string, bool) {
 	}
 	found := false
 	var said []string
-	rest := claudeTeammate.ReplaceAllStringFunc(text, func(m string) string {
+	rest := claudeTeammate().ReplaceAllStringFunc(text, func(m string) string {
 		found = true
-		if words := claudeTeammateWords(strings.TrimSpace(claudeTeammate.FindStringSubmatch(m)[1])); words != "" {
+		if words := claudeTeammateWords(strings.TrimSpace(claudeTeammate().FindStringSubmatch(m)[1])); words != "" {
 			said = append(said, words)
 		}
 		return ""
@@ -584,7 +593,7 @@ func claudeTeammateText(text string) (string, bool) {
 	if !found {
 		return text, false
 	}
-	rest = strings.TrimSpace(claudePeerLeadIn.ReplaceAllString(rest, ""))
+	rest = strings.TrimSpace(claudePeerLeadIn().ReplaceAllString(rest, ""))
 	if rest != "" {
 		said = append(said, rest)
 	}
@@ -739,7 +748,7 @@ func (h *claudeHandler) queueOperation(n int, l *claudeLine) {
 // task's notice, a bare slash command, whose user line keeps nothing
 // either), the assistant's for a message from another agent of a team.
 func claudeQueuedText(content string) (string, string) {
-	text, role := imageRef.ReplaceAllString(claudeUserText(content), imageMark), "user"
+	text, role := imageRef().ReplaceAllString(claudeUserText(content), imageMark), "user"
 	if said, ok := claudeTeammateText(text); ok {
 		text, role = said, "assistant"
 	}
@@ -755,7 +764,7 @@ func claudeQueuedText(content string) (string, string) {
 // queuedKey is what the words of a queued prompt and of the line that
 // carries it share: their text without images, in any layout.
 func queuedKey(text string) string {
-	return normalizeSpace(strings.ReplaceAll(imageRef.ReplaceAllString(text, ""), imageMark, ""))
+	return normalizeSpace(strings.ReplaceAll(imageRef().ReplaceAllString(text, ""), imageMark, ""))
 }
 
 // waiting returns the index of the oldest prompt still in the queue whose
@@ -877,7 +886,7 @@ func (h *claudeHandler) compactSummary(n int, l *claudeLine) error {
 	if i := strings.Index(text, "\nSummary:\n"); i >= 0 {
 		text = text[i+len("\nSummary:\n"):]
 	}
-	for _, re := range []*regexp.Regexp{claudeCompactIntro, claudeCompactOutro} {
+	for _, re := range []*regexp.Regexp{claudeCompactIntro(), claudeCompactOutro()} {
 		text = re.ReplaceAllString(text, "")
 	}
 	if !hasContent(text) {
@@ -895,7 +904,7 @@ func (h *claudeHandler) recap(n int, l *claudeLine) error {
 	if json.Unmarshal(l.Content, &text) != nil {
 		return nil
 	}
-	text = strings.TrimSpace(claudeRecapHint.ReplaceAllString(text, ""))
+	text = strings.TrimSpace(claudeRecapHint().ReplaceAllString(text, ""))
 	if !hasContent(text) {
 		return nil
 	}
@@ -930,7 +939,7 @@ func claudeBareCommand(text string) bool {
 }
 
 // claudeRecapHint is how Claude Code ends a recap.
-var claudeRecapHint = regexp.MustCompile(`\s*\(disable recaps in /config\)\s*$`)
+var claudeRecapHint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*\(disable recaps in /config\)\s*$`) })
 
 // The framing of a compact summary: the notice that opens it and the
 // paragraphs Claude Code appends after it, each on a line of its own. As
@@ -939,12 +948,16 @@ var claudeRecapHint = regexp.MustCompile(`\s*\(disable recaps in /config\)\s*$`)
 // and, in proactive mode, the order to keep working; kept, every
 // compaction's record said the same words and a path.
 var (
-	claudeCompactIntro = regexp.MustCompile(`(?m)^This session is being continued from a previous conversation.*$`)
-	claudeCompactOutro = regexp.MustCompile(`(?m)^(?:Please continue the conversation from where we left (?:it )?off` +
-		`|Continue the conversation from where it left off without asking` +
-		`|If you need specific details from before compaction ` +
-		`|Recent messages are preserved verbatim\.` +
-		`|You are running in autonomous/proactive mode\. ).*$`)
+	claudeCompactIntro = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^This session is being continued from a previous conversation.*$`)
+	})
+	claudeCompactOutro = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^(?:Please continue the conversation from where we left (?:it )?off` +
+			`|Continue the conversation from where it left off without asking` +
+			`|If you need specific details from before compaction ` +
+			`|Recent messages are preserved verbatim\.` +
+			`|You are running in autonomous/proactive mode\. ).*$`)
+	})
 )
 
 // emit makes the record of line n. The main transcript's file is named
@@ -1149,7 +1162,9 @@ const (
 	claudeRejectReason = "To tell you how to proceed, the user said:"
 )
 
-var claudeAnswers = regexp.MustCompile(`(?s)^(?:User has answered your questions|Your questions have been answered): (.*?)\.?(?: You can now continue.*)?$`)
+var claudeAnswers = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^(?:User has answered your questions|Your questions have been answered): (.*?)\.?(?: You can now continue.*)?$`)
+})
 
 // claudeToolResultWords returns what the user said in the tool results of
 // a user line's content: the reason they gave for rejecting a tool call,
@@ -1163,12 +1178,12 @@ func claudeToolResultWords(content, toolUseResult json.RawMessage) []string {
 	var words []string
 	for _, t := range claudeToolResultTexts(content) {
 		if !strings.HasPrefix(t, claudeRejected) {
-			m := claudeAnswers.FindStringSubmatch(t)
+			m := claudeAnswers().FindStringSubmatch(t)
 			if m == nil {
 				continue
 			}
 			t = claudeAnswerWords(m[1], claudeAskedQuestions(toolUseResult))
-		} else if loc := claudeQuestionsAsked.FindStringIndex(t); loc != nil {
+		} else if loc := claudeQuestionsAsked().FindStringIndex(t); loc != nil {
 			// "Chat about this" on the questions: Claude Code's request to
 			// clarify is not the user's, the answers given so far are.
 			t = claudeClarifyWords(t[loc[1]:])
@@ -1197,7 +1212,7 @@ const (
 )
 
 // claudeAnswerPair finds a pair's start when the questions are not known.
-var claudeAnswerPair = regexp.MustCompile(`(?:\A|, )"([^"]*)"="`)
+var claudeAnswerPair = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:\A|, )"([^"]*)"="`) })
 
 // claudeAskedQuestions returns the questions a line's toolUseResult gives
 // answers to ({"answers": {question: answer}, ...}), or nil.
@@ -1232,7 +1247,7 @@ func claudeAnswerWords(body string, questions []string) string {
 		}
 	}
 	if len(starts) == 0 {
-		for _, m := range claudeAnswerPair.FindAllStringSubmatchIndex(body, -1) {
+		for _, m := range claudeAnswerPair().FindAllStringSubmatchIndex(body, -1) {
 			at := m[0]
 			if at > 0 {
 				at += len(", ")
@@ -1290,10 +1305,10 @@ func claudeAnswerText(question, answer, notes string) string {
 // user picks "Chat about this" instead of answering (claude-code issues
 // 33511 and 56402): `- "question"`, then `  Answer: ...`, `  User notes:
 // ...` or `  (No answer provided)`.
-var claudeQuestionsAsked = regexp.MustCompile(`\n[ \t]*Questions asked:\n`)
+var claudeQuestionsAsked = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n[ \t]*Questions asked:\n`) })
 
 // claudeClarifyAnswer is one question of that list and what follows it.
-var claudeClarifyAnswer = regexp.MustCompile(`(?s)\A"(.*?)"\n  (.*)\z`)
+var claudeClarifyAnswer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\A"(.*?)"\n  (.*)\z`) })
 
 // claudeClarifyWords returns the answers given in such a list, as
 // claudeAnswerWords does.
@@ -1301,7 +1316,7 @@ func claudeClarifyWords(list string) string {
 	var pairs []string
 	// A question may hold lines of its own that begin "- ".
 	for _, item := range strings.Split("\n"+list, "\n- \"") {
-		m := claudeClarifyAnswer.FindStringSubmatch(`"` + item)
+		m := claudeClarifyAnswer().FindStringSubmatch(`"` + item)
 		if m == nil {
 			continue
 		}
@@ -1358,11 +1373,12 @@ func (h *claudeHandler) userBlocks(n int, blocks []claudeBlock) ([]string, bool)
 	// legend overlaps"): the image is marked there, as a queued prompt's
 	// is (claudeQueuedText), and an image block only when the text does
 	// not name it.
+	imgRef, imgSource := imageRef(), claudeImageSource()
 	texts, refs := make([]string, len(blocks)), 0
 	for i, b := range blocks {
 		if b.Type == "text" {
 			texts[i] = claudeUserText(b.Text)
-			refs += len(imageRef.FindAllStringIndex(texts[i], -1))
+			refs += len(imgRef.FindAllStringIndex(texts[i], -1))
 		}
 	}
 	sources, images := 0, 0
@@ -1370,9 +1386,9 @@ func (h *claudeHandler) userBlocks(n int, blocks []claudeBlock) ([]string, bool)
 		switch b.Type {
 		case "text":
 			human = true
-			sources += len(claudeImageSource.FindAllStringIndex(b.Text, -1))
+			sources += len(imgSource.FindAllStringIndex(b.Text, -1))
 			if t := texts[i]; t != "" {
-				parts = append(parts, imageRef.ReplaceAllString(t, imageMark))
+				parts = append(parts, imgRef.ReplaceAllString(t, imageMark))
 			}
 		case "image":
 			human = true
@@ -1559,24 +1575,24 @@ func (h *claudeHandler) quietBlock(n int, typ string) {
 // Claude Code sends when it resumes a cut-off turn are dropped.
 func claudeUserText(s string) string {
 	command := ""
-	if args := claudeCommandArgs.FindStringSubmatch(s); args != nil && strings.TrimSpace(args[1]) != "" {
-		if name := claudeCommandName.FindStringSubmatch(s); name != nil {
+	if args := claudeCommandArgs().FindStringSubmatch(s); args != nil && strings.TrimSpace(args[1]) != "" {
+		if name := claudeCommandName().FindStringSubmatch(s); name != nil {
 			command = "/" + strings.TrimPrefix(strings.TrimSpace(name[1]), "/") + " " + strings.TrimSpace(args[1])
 		}
 	}
-	for _, re := range claudeScaffolding {
+	for _, re := range claudeScaffolding() {
 		s = re.ReplaceAllString(s, "")
 	}
-	s = claudeBashInput.ReplaceAllString(s, "!$1")
-	s = claudeMemoryInput.ReplaceAllString(s, "# $1")
-	s = claudeChannel.ReplaceAllString(s, "$1")
-	s = claudeCaveat.ReplaceAllString(s, "")
-	s = claudeInterrupted.ReplaceAllString(s, "")
-	s = claudeLoopWake.ReplaceAllString(s, "")
-	s = claudeImageSource.ReplaceAllString(s, "")
-	s = claudeImageResized.ReplaceAllString(s, "")
-	s = claudeHookFeedback.ReplaceAllString(s, "")
-	s = claudeSkillBody.ReplaceAllString(s, "")
+	s = claudeBashInput().ReplaceAllString(s, "!$1")
+	s = claudeMemoryInput().ReplaceAllString(s, "# $1")
+	s = claudeChannel().ReplaceAllString(s, "$1")
+	s = claudeCaveat().ReplaceAllString(s, "")
+	s = claudeInterrupted().ReplaceAllString(s, "")
+	s = claudeLoopWake().ReplaceAllString(s, "")
+	s = claudeImageSource().ReplaceAllString(s, "")
+	s = claudeImageResized().ReplaceAllString(s, "")
+	s = claudeHookFeedback().ReplaceAllString(s, "")
+	s = claudeSkillBody().ReplaceAllString(s, "")
 	if command != "" {
 		s = command + "\n\n" + s
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/nova-recall/nova/memory"
@@ -28,15 +29,17 @@ var (
 	// pasted into them ("[Image #2] the legend overlaps"), the message
 	// holding the image itself: the name reads as imageMark, and the
 	// image is not marked a second time.
-	imageRef = regexp.MustCompile(`\[Image #\d+\]`)
+	imageRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[Image #\d+\]`) })
 	// dataURL matches a base64 data URL (data:image/png;base64,...).
-	dataURL = regexp.MustCompile(`(?i)\bdata:[a-z]+/[a-z0-9.+-]+(?:;[a-z0-9=.+-]+)*;base64,[A-Za-z0-9+/_-]*={0,2}`)
+	dataURL = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bdata:[a-z]+/[a-z0-9.+-]+(?:;[a-z0-9=.+-]+)*;base64,[A-Za-z0-9+/_-]*={0,2}`)
+	})
 	// base64Run matches candidate runs of base64 (or base64url)
 	// characters: one or more segments of 60+ such characters, which may
 	// be wrapped over lines as PEM and MIME do (a last line shorter than
 	// 60 characters is left: it cannot be told from a word on its own
 	// line). StripBinary decides which candidates are blobs.
-	base64Run = regexp.MustCompile(`(?:[A-Za-z0-9+/_-]{60,}={0,2}(?:\r?\n)?)+`)
+	base64Run = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:[A-Za-z0-9+/_-]{60,}={0,2}(?:\r?\n)?)+`) })
 )
 
 // minBinaryRun is the shortest run of base64 characters StripBinary treats
@@ -50,12 +53,12 @@ const minBinaryRun = 200
 // and would swamp the index.
 func StripBinary(text string) string {
 	if hasDataScheme(text) {
-		text = dataURL.ReplaceAllString(text, binaryMark)
+		text = dataURL().ReplaceAllString(text, binaryMark)
 	}
 	if !hasBase64Run(text, 60) {
 		return text
 	}
-	return base64Run.ReplaceAllStringFunc(text, func(m string) string {
+	return base64Run().ReplaceAllStringFunc(text, func(m string) string {
 		body := strings.TrimRight(m, "\r\n")
 		if len(body) <= minBinaryRun || !redact.MixesLettersAndDigits(body) {
 			return m

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -517,11 +518,12 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (text st
 	// A prompt's text names each image pasted into it ("[Image #1] why
 	// ..."): the name is the image's mark, and only images it does not
 	// name are marked where they are (as Claude Code's are).
+	imgRef := imageRef()
 	refs, images := 0, 0
 	if role == "user" {
 		for i, c := range items {
 			if codexTextItems[c.Type] && !codexMediaLabel(items, i) {
-				refs += len(imageRef.FindAllStringIndex(c.Text, -1))
+				refs += len(imgRef.FindAllStringIndex(c.Text, -1))
 			}
 		}
 	}
@@ -543,7 +545,7 @@ func (h *codexHandler) content(n int, role string, raw json.RawMessage) (text st
 			}
 			if t := h.userText(role, c.Text); t != "" {
 				if refs > 0 {
-					t = imageRef.ReplaceAllString(t, imageMark)
+					t = imgRef.ReplaceAllString(t, imageMark)
 				}
 				parts = append(parts, t)
 				texts = append(texts, t)
@@ -632,13 +634,15 @@ var codexMediaItems = map[string]string{
 // the file the user gave, not their words, and absent from the
 // user_message copy, so kept as its mark (the copies are then found the
 // same). Its groups name the kind of file, image when none does.
-var codexMediaError = regexp.MustCompile("\\A(?:Codex could not read the local (image|audio) at `[^`]*`: |" +
-	"Image located at `[^`]*` is invalid: |Codex cannot attach (image|audio) at `[^`]*`: unsupported )")
+var codexMediaError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\\A(?:Codex could not read the local (image|audio) at `[^`]*`: |" +
+		"Image located at `[^`]*` is invalid: |Codex cannot attach (image|audio) at `[^`]*`: unsupported )")
+})
 
 // codexMediaErrorMark returns the mark of the file a text stands in for
 // (see codexMediaError), or "" when it is none.
 func codexMediaErrorMark(text string) string {
-	m := codexMediaError.FindStringSubmatch(text)
+	m := codexMediaError().FindStringSubmatch(text)
 	switch {
 	case m == nil:
 		return ""
@@ -654,14 +658,14 @@ func (h *codexHandler) userText(role, text string) string {
 	}
 	// Rollouts without a session_meta cwd name the working directory
 	// only in the environment context the runtime injects.
-	if m := codexEnvCwd.FindStringSubmatch(text); m != nil && strings.HasPrefix(strings.TrimSpace(text), "<environment_context>") {
+	if m := codexEnvCwd().FindStringSubmatch(text); m != nil && strings.HasPrefix(strings.TrimSpace(text), "<environment_context>") {
 		h.st.Cwd = strings.TrimSpace(m[1])
 	}
 	return codexUserText(text)
 }
 
 // codexEnvCwd finds the working directory in an environment context.
-var codexEnvCwd = regexp.MustCompile(`<cwd>([^<]+)</cwd>`)
+var codexEnvCwd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<cwd>([^<]+)</cwd>`) })
 
 // event reads an event_msg of one of the codexReadEvents types.
 func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) error {
@@ -671,8 +675,8 @@ func (h *codexHandler) event(n int, p *codexPayload, payload json.RawMessage) er
 			return nil // the reviewer's prompt, which Codex wrote
 		}
 		text := codexUserText(p.Message)
-		refs := len(imageRef.FindAllStringIndex(text, -1))
-		parts := []string{imageRef.ReplaceAllString(text, imageMark)}
+		refs := len(imageRef().FindAllStringIndex(text, -1))
+		parts := []string{imageRef().ReplaceAllString(text, imageMark)}
 		for range max(len(p.Images)-refs, 0) {
 			parts = append(parts, imageMark)
 		}
@@ -747,7 +751,7 @@ func codexTurnBoundary(p *codexPayload) bool {
 // for runtime scaffolding, and only the request when the IDE extension
 // wrapped it in editor context.
 func codexUserText(text string) string {
-	if m := codexShellCommand.FindStringSubmatch(text); m != nil {
+	if m := codexShellCommand().FindStringSubmatch(text); m != nil {
 		return "!" + m[1]
 	}
 	if codexIsScaffolding(text) {
@@ -765,7 +769,9 @@ func codexUserText(text string) string {
 // <user_shell_command>, <command>, then the exit code and output in
 // <result>). The command is what the user typed, kept as "!command" as
 // Claude Code's bash mode is (claudeBashInput); the output is not theirs.
-var codexShellCommand = regexp.MustCompile(`(?is)\A\s*<user_shell_command>\s*<command>\s*(.*?)\s*</command>`)
+var codexShellCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)\A\s*<user_shell_command>\s*<command>\s*(.*?)\s*</command>`)
+})
 
 // codexIsScaffolding reports whether a user-role text is runtime
 // scaffolding (codexScaffolding), not the user speaking.
@@ -867,14 +873,14 @@ func (h *codexHandler) put(n int, role, text string) error {
 
 // patchFile matches the file lines of a Codex apply_patch envelope, which
 // opens with patchBegin.
-var patchFile = regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$`)
+var patchFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$`) })
 
 const patchBegin = "*** Begin Patch"
 
 // patchFiles returns the files an apply_patch envelope touches.
 func patchFiles(patch string) []string {
 	var files []string
-	for _, m := range patchFile.FindAllStringSubmatch(patch, -1) {
+	for _, m := range patchFile().FindAllStringSubmatch(patch, -1) {
 		files = append(files, strings.TrimSpace(m[1]))
 	}
 	return files
@@ -913,7 +919,7 @@ const (
 // codexFileCitation matches the source citations of older Codex models,
 // 【F:path†L10-L20】, which the CLI (codex-rs tui citation_regex.rs)
 // showed as a link labelled path:10.
-var codexFileCitation = regexp.MustCompile(`【F:([^†]+)†L(\d+)(?:-L(?:\d+|\?))?】`)
+var codexFileCitation = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`【F:([^†]+)†L(\d+)(?:-L(?:\d+|\?))?】`) })
 
 // codexAssistantText returns the text to keep of an assistant message and
 // the key its copies are told the same by. The response_item holds the
@@ -928,7 +934,7 @@ var codexFileCitation = regexp.MustCompile(`【F:([^†]+)†L(\d+)(?:-L(?:\d+|\
 // the path:line the CLI showed.
 func codexAssistantText(raw string) (text, key string) {
 	if strings.Contains(raw, "【F:") {
-		raw = codexFileCitation.ReplaceAllString(raw, "$1:$2")
+		raw = codexFileCitation().ReplaceAllString(raw, "$1:$2")
 	}
 	if !strings.Contains(raw, codexPlanOpen) && !slices.ContainsFunc(codexCitationTags, func(tag struct{ open, close, inner string }) bool {
 		return strings.Contains(raw, tag.open)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // codexInterAgent is the payload of an inter_agent_communication line
@@ -30,7 +31,9 @@ type codexInterAgent struct {
 // codexInterAgentEnvelope is the header Codex renders a message between
 // agents in: its kind (NEW_TASK, MESSAGE, FINAL_ANSWER), the recipient,
 // the sender, then the payload on the lines after "Payload:".
-var codexInterAgentEnvelope = regexp.MustCompile(`\A\s*Message Type: [^\n]*\nTask name: [^\n]*\nSender: [^\n]*\nPayload:[ \t]*\n?`)
+var codexInterAgentEnvelope = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\A\s*Message Type: [^\n]*\nTask name: [^\n]*\nSender: [^\n]*\nPayload:[ \t]*\n?`)
+})
 
 // interAgent reads an inter_agent_communication line at line n. A
 // message that wakes its recipient to run on it (trigger_turn) starts a
@@ -52,7 +55,7 @@ func (h *codexHandler) interAgent(n int, payload json.RawMessage) error {
 
 // interAgentWords keeps the words of a message between agents at line n.
 func (h *codexHandler) interAgentWords(n int, m *codexInterAgent) error {
-	text := strings.TrimSpace(codexInterAgentEnvelope.ReplaceAllString(m.Content, ""))
+	text := strings.TrimSpace(codexInterAgentEnvelope().ReplaceAllString(m.Content, ""))
 	if text == "" {
 		return nil
 	}

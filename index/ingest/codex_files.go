@@ -196,7 +196,9 @@ func (z zstdErrors) Read(p []byte) (int, error) {
 }
 
 // rolloutUUID matches the session uuid at the end of a rollout file name.
-var rolloutUUID = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+var rolloutUUID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // codexFileSession returns the session id in a rollout's file name (the
 // same for the .jsonl and the .jsonl.zst; a legacy session's .json), or
@@ -204,7 +206,7 @@ var rolloutUUID = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 func codexFileSession(path string) string {
 	name := filepath.Base(path)
 	name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".jsonl"), codexLegacyExt)
-	if m := rolloutUUID.FindString(name); m != "" {
+	if m := rolloutUUID().FindString(name); m != "" {
 		return m
 	}
 	return name
@@ -494,7 +496,7 @@ func codexThreadLines(fc *fileCtx, id string) map[uint64]bool {
 // one when it is still there), looked for beside the rollout fc reads,
 // then in the source's folder; "" when there is none.
 func codexFindRollout(fc *fileCtx, id string) string {
-	if !rolloutUUID.MatchString(id) || len(id) != 36 {
+	if !rolloutUUID().MatchString(id) || len(id) != 36 {
 		return ""
 	}
 	suffix := "-" + id + ".jsonl"

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -55,14 +56,16 @@ func codexLegacy(path string) bool { return strings.HasSuffix(path, codexLegacyE
 
 // codexLegacyName matches a legacy session's file name: the day of its
 // save and the session's id.
-var codexLegacyName = regexp.MustCompile(`^rollout-(\d{4}-\d{2}-\d{2})-([0-9A-Za-z-]+)\.json$`)
+var codexLegacyName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^rollout-(\d{4}-\d{2}-\d{2})-([0-9A-Za-z-]+)\.json$`)
+})
 
 // codexLegacyNext returns the path a save of the legacy session at path
 // on the next day has, its companion (see Companions): when that file
 // comes, the session is read from it, and this one is read again to
 // read nothing. "" for a name not of that form.
 func codexLegacyNext(path string) string {
-	m := codexLegacyName.FindStringSubmatch(filepath.Base(path))
+	m := codexLegacyName().FindStringSubmatch(filepath.Base(path))
 	if m == nil {
 		return ""
 	}
@@ -76,14 +79,14 @@ func codexLegacyNext(path string) string {
 // codexLegacySuperseded reports whether a save of the legacy session at
 // path on a later day stands beside it: that one holds the whole session.
 func codexLegacySuperseded(path string) bool {
-	m := codexLegacyName.FindStringSubmatch(filepath.Base(path))
+	m := codexLegacyName().FindStringSubmatch(filepath.Base(path))
 	if m == nil {
 		return false
 	}
 	// The id is letters, digits and dashes: no glob syntax.
 	saves, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "rollout-*-"+m[2]+codexLegacyExt))
 	for _, p := range saves {
-		if o := codexLegacyName.FindStringSubmatch(filepath.Base(p)); o != nil && o[2] == m[2] && o[1] > m[1] {
+		if o := codexLegacyName().FindStringSubmatch(filepath.Base(p)); o != nil && o[2] == m[2] && o[1] > m[1] {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nova-recall/nova/config"
@@ -105,9 +106,9 @@ var cursorQuietBlocks = setOf("thinking", "redacted_thinking", "redacted", "tool
 // <uploaded_documents>; so in a prompt with a query, the tag is looked
 // for anywhere before the query (cursorPreambleTimestamp).
 var (
-	cursorTimestamp         = regexp.MustCompile(`\A\s*<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`)
-	cursorPreambleTimestamp = regexp.MustCompile(`<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`)
-	cursorQuery             = regexp.MustCompile(`(?s)<user_query>(.*?)(?:</user_query>|$)`)
+	cursorTimestamp         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\A\s*<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`) })
+	cursorPreambleTimestamp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<timestamp>\s*([^<]{0,80}?)\s*</timestamp>`) })
+	cursorQuery             = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<user_query>(.*?)(?:</user_query>|$)`) })
 )
 
 // cursorNotificationEnd closes the <system_notification> Cursor writes
@@ -282,18 +283,18 @@ func (h *cursorHandler) say(n int, role, text string) error {
 // its <timestamp> is the time of the turn.
 func (h *cursorHandler) prompt(text string) string {
 	preamble, _, hasQuery := strings.Cut(text, "<user_query>")
-	m := cursorTimestamp.FindStringSubmatch(text)
+	m := cursorTimestamp().FindStringSubmatch(text)
 	if m == nil && hasQuery {
-		m = cursorPreambleTimestamp.FindStringSubmatch(preamble)
+		m = cursorPreambleTimestamp().FindStringSubmatch(preamble)
 	}
 	if m != nil {
 		if t, ok := cursorTime(m[1], h.fc.loc); ok {
 			h.st.Time = t.UTC().Format(time.RFC3339)
 		}
 	}
-	queries := cursorQuery.FindAllStringSubmatchIndex(text, -1)
+	queries := cursorQuery().FindAllStringSubmatchIndex(text, -1)
 	if len(queries) == 0 {
-		return strings.TrimSpace(cursorTimestamp.ReplaceAllString(text, ""))
+		return strings.TrimSpace(cursorTimestamp().ReplaceAllString(text, ""))
 	}
 	words := make([]string, 0, len(queries))
 	for _, q := range queries {

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -143,7 +144,9 @@ var geminiQuietTypes = setOf("info", "error", "warning")
 
 // geminiReferencedFiles is what Gemini CLI appends to a prompt for each
 // @path in it: the files' content, which the user did not type.
-var geminiReferencedFiles = regexp.MustCompile(`(?s)\n*--- Content from referenced files ---.*?(?:--- End of content ---|$)`)
+var geminiReferencedFiles = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)\n*--- Content from referenced files ---.*?(?:--- End of content ---|$)`)
+})
 
 // An image pasted into a Gemini CLI prompt is saved to a file and named
 // in the prompt as an @path to it (InputPrompt, clipboardUtils.ts
@@ -154,7 +157,9 @@ var geminiReferencedFiles = regexp.MustCompile(`(?s)\n*--- Content from referenc
 // are cut. The path is not what the user said: it reads as imageMark,
 // once per image, as Claude Code's "[Image #1]" does; an @path the user
 // typed to a file of theirs stays.
-var geminiClipboardImage = regexp.MustCompile(`(^|\s)@(?:\\ |\S)*?(?:\.gemini-clipboard|[/\\]\.gemini[/\\]tmp[/\\](?:\\ |\S)+?[/\\]images)[/\\]clipboard-\d+(?:-[0-9A-Za-z]+)?\.(?i:png|jpe?g|gif|tiff?|bmp|webp|heic|heif)\b`)
+var geminiClipboardImage = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|\s)@(?:\\ |\S)*?(?:\.gemini-clipboard|[/\\]\.gemini[/\\]tmp[/\\](?:\\ |\S)+?[/\\]images)[/\\]clipboard-\d+(?:-[0-9A-Za-z]+)?\.(?i:png|jpe?g|gif|tiff?|bmp|webp|heic|heif)\b`)
+})
 
 // geminiPastedImages reads the paths of pasted images in a prompt as
 // imageMark (see geminiClipboardImage).
@@ -162,14 +167,16 @@ func geminiPastedImages(text string) string {
 	if !strings.Contains(text, "clipboard-") {
 		return text // the cheap test: most prompts paste no image
 	}
-	return geminiClipboardImage.ReplaceAllString(text, "${1}"+imageMark)
+	return geminiClipboardImage().ReplaceAllString(text, "${1}"+imageMark)
 }
 
 // When Gemini compresses a conversation, the summary of the turns it
 // compressed enters the history as a user turn: the model's scratchpad,
 // if any, then the summary, a <state_snapshot> (a turn of type
 // geminiSummary once read); the model's canned acknowledgement follows.
-var geminiSnapshot = regexp.MustCompile(`(?s)<state_snapshot>(.*?)(?:</state_snapshot>\s*)?$`)
+var geminiSnapshot = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)<state_snapshot>(.*?)(?:</state_snapshot>\s*)?$`)
+})
 
 const (
 	geminiSummary    = "summary"
@@ -184,7 +191,9 @@ const (
 // is not theirs.
 const geminiShellIntro = "I ran the following shell command:"
 
-var geminiShellCommand = regexp.MustCompile("(?s)\\AI ran the following shell command:\\s*```[a-z]*\\n(.*?)\\n```\\s*This produced the following result:")
+var geminiShellCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?s)\\AI ran the following shell command:\\s*```[a-z]*\\n(.*?)\\n```\\s*This produced the following result:")
+})
 
 // geminiToolResponse is the type of a turn that is a user message of
 // function responses.
@@ -197,7 +206,9 @@ const geminiToolResponse = "tool response"
 // prompt in <hook_context>. Neither is what the user said: the context
 // is a turn of type geminiContext once read, and both are cut from a
 // prompt.
-var geminiInjected = regexp.MustCompile(`(?s)<session_context>.*?(?:</session_context>|$)|<hook_context>.*?(?:</hook_context>|$)`)
+var geminiInjected = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)<session_context>.*?(?:</session_context>|$)|<hook_context>.*?(?:</hook_context>|$)`)
+})
 
 // In IDE mode Gemini CLI adds the editor's state (the active file, the
 // cursor, the selection, the other open files) to the history as a user
@@ -469,11 +480,11 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 			// prompts have none.
 			cut := text
 			if strings.Contains(text, "_context>") {
-				cut = strings.TrimSpace(geminiInjected.ReplaceAllString(text, ""))
+				cut = strings.TrimSpace(geminiInjected().ReplaceAllString(text, ""))
 			}
 			var m []string
 			if strings.Contains(text, "<state_snapshot>") {
-				m = geminiSnapshot.FindStringSubmatch(text)
+				m = geminiSnapshot().FindStringSubmatch(text)
 			}
 			switch {
 			case m != nil:
@@ -484,7 +495,7 @@ func (h *geminiHandler) turn(n int, l *geminiLine) *geminiTurn {
 				turn.typ, turn.text, turn.tools = geminiContinued, "", nil
 			case strings.HasPrefix(cut, geminiShellIntro):
 				turn.text = cut
-				if m := geminiShellCommand.FindStringSubmatch(cut); m != nil {
+				if m := geminiShellCommand().FindStringSubmatch(cut); m != nil {
 					turn.text = "!" + m[1]
 				}
 			default:
@@ -558,7 +569,7 @@ func (h *geminiHandler) content(n int, raw json.RawMessage) (text string, tools 
 			h.st.Reported.report(h.fc, n, "content part without text, data or call")
 		}
 	}
-	text = geminiReferencedFiles.ReplaceAllString(b.String(), "")
+	text = geminiReferencedFiles().ReplaceAllString(b.String(), "")
 	return strings.TrimSpace(text), tools, responses
 }
 

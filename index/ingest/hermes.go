@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nova-recall/nova/config"
@@ -349,7 +350,7 @@ func (m *hermesMessage) parse() {
 		if m.callsErr = json.Unmarshal([]byte(m.toolCalls), &m.calls); m.callsErr != nil {
 			m.calls = nil // a list that failed half way summarizes nothing
 		}
-		if len(m.calls) > 0 && hermesStaleMarker.MatchString(m.own) {
+		if len(m.calls) > 0 && hermesStaleMarker().MatchString(m.own) {
 			m.own = ""
 		}
 	}
@@ -713,7 +714,7 @@ const hermesReviewPrompt = "Review the conversation above and"
 
 // hermesStaleMarker is an answer an older build kept as a bare "[tool]"
 // marker beside its tool calls (#78148): no words.
-var hermesStaleMarker = regexp.MustCompile(`^\[[A-Za-z_][A-Za-z0-9_.-]*\]$`)
+var hermesStaleMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[[A-Za-z_][A-Za-z0-9_.-]*\]$`) })
 
 // Markers of a compaction summary: the prefixes Hermes has written
 // before one (the current and the legacy one), the delimiter after which

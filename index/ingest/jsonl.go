@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gojson "github.com/goccy/go-json"
@@ -396,7 +397,7 @@ func noteRecordText(jr jsonlRecord) string {
 // dayOneMoment is a photo, video or audio of a Day One entry in its text,
 // a Markdown image (or link) to dayone-moment://ID: no words of the
 // entry's.
-var dayOneMoment = regexp.MustCompile(`!?\[[^\]\n]*\]\(dayone-moment:[^)\s]*\)`)
+var dayOneMoment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`!?\[[^\]\n]*\]\(dayone-moment:[^)\s]*\)`) })
 
 // dayOneText is a Day One entry's text, as its export writes it in
 // Markdown with every punctuation mark that Markdown might read escaped
@@ -406,7 +407,7 @@ var dayOneMoment = regexp.MustCompile(`!?\[[^\]\n]*\]\(dayone-moment:[^)\s]*\)`)
 // localityName, administrativeArea and country) added as its last line,
 // so that a search for the place finds it.
 func dayOneText(text string, location json.RawMessage) string {
-	text = dayOneMoment.ReplaceAllString(text, "")
+	text = dayOneMoment().ReplaceAllString(text, "")
 	lines := strings.Split(text, "\n")
 	code := false
 	for i, l := range lines {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -23,28 +24,36 @@ var (
 	// dottedDay is YYYY.MM.DD (Dendron's daily.journal.2026.03.05): at
 	// the start, after a blank or a mark, or after a word and a dot;
 	// then the name's end, a mark or its extension.
-	dottedDay = regexp.MustCompile(`(?:^|[^\w.]|_|\pL\.)((?:19|20)\d{2})\.(\d{2})\.(\d{2})(?:$|[^\d.]|\.\D)`)
+	dottedDay = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[^\w.]|_|\pL\.)((?:19|20)\d{2})\.(\d{2})\.(\d{2})(?:$|[^\d.]|\.\D)`)
+	})
 	// namedMonthDay is a day with its month's name (monthNames), the
 	// month first (March 5, 2026; Mar 5th 2026) or the day first
 	// (5 March 2026, 1st of September 2026, 5. März 2026, 5 de marzo de
 	// 2026): the month is group 1 or 4, the day 2 or 3, the year 5.
-	namedMonthDay = regexp.MustCompile(`(?i)\b(?:` + monthName + `\.?\s+` + dayOfMonth + `,?\s+|` +
-		dayOfMonth + `\.?\s+(?:of\s+|de\s+)?` + monthName + `\.?,?\s+(?:de\s+)?)((?:19|20)\d{2})\b`)
+	namedMonthDay = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:` + monthName + `\.?\s+` + dayOfMonth + `,?\s+|` +
+			dayOfMonth + `\.?\s+(?:of\s+|de\s+)?` + monthName + `\.?,?\s+(?:de\s+)?)((?:19|20)\d{2})\b`)
+	})
 	// numericDay is a day, a month and a year, the day or the month
 	// first, split by the same mark: 25.03.2026, 03-25-2026.
-	numericDay = regexp.MustCompile(`(?:^|[^\w.])(\d{1,2})([-._])(\d{1,2})([-._])((?:19|20)\d{2})(?:$|[^\d.]|\.\D)`)
+	numericDay = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[^\w.])(\d{1,2})([-._])(\d{1,2})([-._])((?:19|20)\d{2})(?:$|[^\d.]|\.\D)`)
+	})
 	// weekNote is an ISO 8601 week, as Obsidian's Periodic Notes name a
 	// week's note (2026-W10), maybe with the day of the week, 1 for
 	// Monday (2026-W10-4): the year, week and day are groups 1 to 3.
-	weekNote = regexp.MustCompile(`(?:^|[^\w.])((?:19|20)\d{2})-W(\d{2})(?:-([1-7]))?(?:$|[^\w-]|-\D)`)
+	weekNote = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[^\w.])((?:19|20)\d{2})-W(\d{2})(?:-([1-7]))?(?:$|[^\w-]|-\D)`)
+	})
 	// monthNote is a month's note, a name that is only YYYY-MM
 	// (Periodic Notes' monthly format): with more after it, the digits
 	// may be a count or a code.
-	monthNote = regexp.MustCompile(`^((?:19|20)\d{2})-(\d{2})$`)
+	monthNote = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^((?:19|20)\d{2})-(\d{2})$`) })
 	// quarterNote is a quarter's note, a name that is only YYYY-Qn
 	// (Periodic Notes' quarterly format; 2026Q1 and 2026 Q1 as people
 	// write it): the year and the quarter are groups 1 and 2.
-	quarterNote = regexp.MustCompile(`^((?:19|20)\d{2})[- ]?[Qq]([1-4])$`)
+	quarterNote = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^((?:19|20)\d{2})[- ]?[Qq]([1-4])$`) })
 )
 
 // monthNames are the months' names in the languages notes apps name
@@ -81,12 +90,12 @@ var (
 // 12: 05-03-2026 is 5 March to one reader and May 3 to another, and a
 // wrong day hides the note from a search of the right one.
 func otherNameDay(name string) string {
-	if m := dottedDay.FindStringSubmatch(name); m != nil {
+	if m := dottedDay().FindStringSubmatch(name); m != nil {
 		return m[1] + "-" + m[2] + "-" + m[3]
 	}
 	// macOS writes a name decomposed: ä is a and a combining mark.
 	composed := norm.NFC.String(name)
-	if at := namedMonthDay.FindStringSubmatchIndex(composed); at != nil && dayStandsAlone(composed[:at[0]], strings.TrimSuffix(composed[at[1]:], filepath.Ext(composed))) {
+	if at := namedMonthDay().FindStringSubmatchIndex(composed); at != nil && dayStandsAlone(composed[:at[0]], strings.TrimSuffix(composed[at[1]:], filepath.Ext(composed))) {
 		m := func(g int) string {
 			if at[2*g] < 0 {
 				return ""
@@ -95,7 +104,7 @@ func otherNameDay(name string) string {
 		}
 		return isoDay(m(5), strconv.Itoa(monthNames[strings.ToLower(m(1)+m(4))]), m(2)+m(3))
 	}
-	if m := numericDay.FindStringSubmatch(name); m != nil && m[2] == m[4] {
+	if m := numericDay().FindStringSubmatch(name); m != nil && m[2] == m[4] {
 		a, _ := strconv.Atoi(m[1])
 		b, _ := strconv.Atoi(m[3])
 		switch {
@@ -108,14 +117,14 @@ func otherNameDay(name string) string {
 	// A week's note is of its Monday, a month's and a quarter's of its
 	// first day: the span a search of the week, the month or the quarter
 	// (week 10, March 2026, Q1 2026) filters to holds that day.
-	if m := weekNote.FindStringSubmatch(name); m != nil {
+	if m := weekNote().FindStringSubmatch(name); m != nil {
 		return isoWeekDay(m[1], m[2], cmp.Or(m[3], "1"))
 	}
 	bare := strings.TrimSuffix(name, filepath.Ext(name))
-	if m := monthNote.FindStringSubmatch(bare); m != nil {
+	if m := monthNote().FindStringSubmatch(bare); m != nil {
 		return m[1] + "-" + m[2] + "-01"
 	}
-	if m := quarterNote.FindStringSubmatch(bare); m != nil {
+	if m := quarterNote().FindStringSubmatch(bare); m != nil {
 		q, _ := strconv.Atoi(m[2])
 		return isoDay(m[1], strconv.Itoa(3*q-2), "1")
 	}
@@ -158,7 +167,7 @@ func headingDay(heading string) string {
 	if m := headingDate.FindStringSubmatch(h); m != nil {
 		return cjkDate(m[1] + m[2])
 	}
-	m := namedMonthDay.FindStringSubmatchIndex(h)
+	m := namedMonthDay().FindStringSubmatchIndex(h)
 	if m == nil {
 		return ""
 	}
@@ -190,7 +199,9 @@ func isoWeekDay(year, week, day string) string {
 // fullWidthKey is a line of front matter whose key ends with the
 // full-width colon "：" a Chinese or Japanese input method types, not
 // ":": the key (at the line's start, as a top-level key is) is group 1.
-var fullWidthKey = regexp.MustCompile(`^([^\s#:：\-\[\]{}'"|>&*!%@` + "`" + `][^:：]*?)[ \t]*：[ \t]*`)
+var fullWidthKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([^\s#:：\-\[\]{}'"|>&*!%@` + "`" + `][^:：]*?)[ \t]*：[ \t]*`)
+})
 
 // fullWidthKeys is block with the "：" after each top-level key made
 // ": ", and whether it names a front matter field so (date：, 日付：):
@@ -200,7 +211,7 @@ func fullWidthKeys(block []byte) ([]byte, bool) {
 	var b strings.Builder
 	known := false
 	for line := range strings.Lines(string(block)) {
-		if m := fullWidthKey.FindStringSubmatchIndex(line); m != nil {
+		if m := fullWidthKey().FindStringSubmatchIndex(line); m != nil {
 			key := line[m[2]:m[3]]
 			known = known || otherSpelling(key) != "" || slices.ContainsFunc(frontMatterKeys, func(k string) bool { return strings.EqualFold(k, key) })
 			line = key + ": " + line[m[1]:]
@@ -213,11 +224,11 @@ func fullWidthKeys(block []byte) ([]byte, bool) {
 var (
 	// folderYear and folderMonth are the folders a daily note is filed
 	// in by its year and month (journals/2026/03/05.md).
-	folderYear  = regexp.MustCompile(`^(?:19|20)\d{2}$`)
-	folderMonth = regexp.MustCompile(`^\d{2}$`)
+	folderYear  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:19|20)\d{2}$`) })
+	folderMonth = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{2}$`) })
 	// folderDayName is the name of such a note: its day, alone or before
 	// a blank or a mark and a title (05-deploy): group 1.
-	folderDayName = regexp.MustCompile(`^(\d{1,2})(?:$|[ _-])`)
+	folderDayName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,2})(?:$|[ _-])`) })
 )
 
 // folderDay is the day of a note at path named by its day of the month
@@ -227,8 +238,8 @@ func folderDay(path string) string {
 	month := filepath.Dir(path)
 	year := filepath.Dir(month)
 	name := filepath.Base(path)
-	m := folderDayName.FindStringSubmatch(strings.TrimSuffix(name, filepath.Ext(name)))
-	if m == nil || !folderMonth.MatchString(filepath.Base(month)) || !folderYear.MatchString(filepath.Base(year)) {
+	m := folderDayName().FindStringSubmatch(strings.TrimSuffix(name, filepath.Ext(name)))
+	if m == nil || !folderMonth().MatchString(filepath.Base(month)) || !folderYear().MatchString(filepath.Base(year)) {
 		return ""
 	}
 	return isoDay(filepath.Base(year), filepath.Base(month), m[1])

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -118,14 +119,16 @@ const (
 // channel ([[reply_to_current]], [[reply_to:<id>]], [[audio_as_voice]],
 // [[tts:...]]); control tokens. (A reply cut short inside its reasoning
 // goes too: see withoutReasoning.)
-var openclawScaffolding = []*regexp.Regexp{
-	regexp.MustCompile(`(?s)<relevant-memories>.*?</relevant-memories>`),
-	regexp.MustCompile("(?:Conversation info|Sender|Thread starter|Replied message|Forwarded message context|Chat history since last reply) \\(untrusted(?: metadata|,\\s+for\\s+context)\\):\\r?\\n```json\\r?\\n(?s:.*?)\\r?\\n```[ \\t]*(?:\\r?\\n)*"),
-	reasoningBlock,
-	regexp.MustCompile(`\[\[\s*(?:reply_to_current|reply_to\s*:[^\]\n]*|audio_as_voice|/?tts(?::[^\]\n]*)?)\s*\]\]`),
-	regexp.MustCompile(`<\|[a-z_]+\|>`),
-	openclawSystemEvents,
-}
+var openclawScaffolding = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?s)<relevant-memories>.*?</relevant-memories>`),
+		regexp.MustCompile("(?:Conversation info|Sender|Thread starter|Replied message|Forwarded message context|Chat history since last reply) \\(untrusted(?: metadata|,\\s+for\\s+context)\\):\\r?\\n```json\\r?\\n(?s:.*?)\\r?\\n```[ \\t]*(?:\\r?\\n)*"),
+		reasoningBlock(),
+		regexp.MustCompile(`\[\[\s*(?:reply_to_current|reply_to\s*:[^\]\n]*|audio_as_voice|/?tts(?::[^\]\n]*)?)\s*\]\]`),
+		regexp.MustCompile(`<\|[a-z_]+\|>`),
+		openclawSystemEvents(),
+	}
+})
 
 // openclawSystemEvents are the lines OpenClaw puts before a prompt, one
 // per runtime event queued since the last turn (a background command
@@ -134,7 +137,9 @@ var openclawScaffolding = []*regexp.Regexp{
 // builds from 2026-04-27 (openclaw/openclaw PR #72761) no longer put them
 // in the prompt. Tool output and OpenClaw's notices, not what the person
 // typed (openclaw/openclaw #56489, #70373).
-var openclawSystemEvents = regexp.MustCompile(`(?m)^System(?: \(untrusted\))?: \[\d{4}-\d{2}-\d{2}[^\]\n]*\][^\n]*(?:\r?\n|$)`)
+var openclawSystemEvents = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^System(?: \(untrusted\))?: \[\d{4}-\d{2}-\d{2}[^\]\n]*\][^\n]*(?:\r?\n|$)`)
+})
 
 // openclawStamp is the time OpenClaw's gateway puts before a prompt that
 // reaches the agent through its agent and chat.send handlers (the TUI,
@@ -143,7 +148,9 @@ var openclawSystemEvents = regexp.MustCompile(`(?m)^System(?: \(untrusted\))?: \
 // src/gateway/server-methods/agent-timestamp.ts, injectTimestamp). It is
 // context for the model, not the person's words, and it hides the
 // prefixes the reader looks for.
-var openclawStamp = regexp.MustCompile(`\A\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?: [^\]\n]{1,40})?\]\s*`)
+var openclawStamp = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\A\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?: [^\]\n]{1,40})?\]\s*`)
+})
 
 // openclawCron begins a prompt a cron job injected.
 const openclawCron = "[cron:"
@@ -365,7 +372,7 @@ func (h *openclawHandler) user(n int, blocks []openclawBlock, t time.Time) error
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			s := openclawStamp.ReplaceAllString(openclawText(b.Text), "")
+			s := openclawStamp().ReplaceAllString(openclawText(b.Text), "")
 			if strings.HasPrefix(s, openclawSubagentContext) {
 				_, task, _ := strings.Cut(s, openclawSubagentTask)
 				h.st.Automated, h.st.Pending, h.st.Turn = false, pendingTools{}, nil
@@ -498,7 +505,7 @@ func toolArguments(raw json.RawMessage) map[string]json.RawMessage {
 
 // openclawText is a text block without the scaffolding around it.
 func openclawText(s string) string {
-	for _, re := range openclawScaffolding {
+	for _, re := range openclawScaffolding() {
 		s = re.ReplaceAllString(s, "")
 	}
 	return strings.TrimSpace(s)

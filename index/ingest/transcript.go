@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nova-recall/nova/memory"
@@ -146,8 +147,10 @@ const reasoningTags = `think|thinking|thought|reasoning|reasoning_scratchpad`
 // reasoning), which runs to the end. An open tag elsewhere is prose that
 // names it.
 var (
-	reasoningBlock = regexp.MustCompile(`(?is)<(?:` + reasoningTags + `)>.*?</(?:` + reasoningTags + `)>`)
-	reasoningOpen  = regexp.MustCompile(`(?is)\A\s*<(?:` + reasoningTags + `)>.*`)
+	reasoningBlock = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)<(?:` + reasoningTags + `)>.*?</(?:` + reasoningTags + `)>`)
+	})
+	reasoningOpen = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)\A\s*<(?:` + reasoningTags + `)>.*`) })
 )
 
 // withoutReasoning is a model's text without its inline reasoning. The
@@ -156,6 +159,6 @@ func withoutReasoning(s string) string {
 	if !strings.Contains(s, "<") {
 		return s
 	}
-	s = reasoningBlock.ReplaceAllString(s, "")
-	return strings.TrimSpace(reasoningOpen.ReplaceAllString(s, ""))
+	s = reasoningBlock().ReplaceAllString(s, "")
+	return strings.TrimSpace(reasoningOpen().ReplaceAllString(s, ""))
 }
