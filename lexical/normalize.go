@@ -3,6 +3,7 @@ package lexical
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -45,6 +46,7 @@ func normalizeGeneral(s string) string {
 	s = norm.NFKC.String(s)
 	var b strings.Builder
 	b.Grow(len(s))
+	var folds *letterFoldTable
 	for _, r := range s {
 		if ignorable(r) || optionalMark(r) {
 			continue
@@ -57,7 +59,10 @@ func normalizeGeneral(s string) string {
 			// text that has one.
 			r = simplified().fold(r)
 		case r >= firstFolded:
-			if f := foldLetter(r); f != "" {
+			if folds == nil {
+				folds = letterFolds() // once per call, and only for text that needs it
+			}
+			if f := folds.fold(r); f != "" {
 				b.WriteString(f)
 				continue
 			}
@@ -101,13 +106,16 @@ func optionalMark(r rune) bool {
 // base letters (and Greek capitals are written without accents), and a
 // memory that wrote café or résumé was not found by "cafe" or "resume",
 // nor ΑΘΗΝΑ by Αθήνα.
-func foldLetter(r rune) string {
+func foldLetter(r rune) string { return letterFolds().fold(r) }
+
+// fold is foldLetter with the table at hand.
+func (t *letterFoldTable) fold(r rune) string {
 	switch {
 	case r < firstFolded:
-	case r < firstFolded+rune(len(letterFolds.basic)):
-		return letterFolds.basic[r-firstFolded]
-	case firstFoldedExtended <= r && r < firstFoldedExtended+rune(len(letterFolds.extended)):
-		return letterFolds.extended[r-firstFoldedExtended]
+	case r < firstFolded+rune(len(t.basic)):
+		return t.basic[r-firstFolded]
+	case firstFoldedExtended <= r && r < firstFoldedExtended+rune(len(t.extended)):
+		return t.extended[r-firstFoldedExtended]
 	}
 	return ""
 }
@@ -125,11 +133,11 @@ const (
 // decomposition is a Latin or Greek letter and combining diacritical
 // marks folds to that letter (lower case, and folded by ownLetters);
 // ownLetters fold as they say. Other scripts keep their letters with
-// marks: й is not и, ї not і.
-var letterFolds = func() (t struct {
-	basic    [0x460 - firstFolded]string
-	extended [0x200]string
-}) {
+// marks: й is not и, ї not і. It is built on first use (about 1,400
+// decompositions, most of the package's start-up cost), so text without
+// such letters never pays for it.
+var letterFolds = sync.OnceValue(func() *letterFoldTable {
+	t := new(letterFoldTable)
 	fold := func(r rune) string {
 		if f, ok := ownLetters[r]; ok {
 			return f
@@ -154,7 +162,13 @@ var letterFolds = func() (t struct {
 		t.extended[i] = fold(firstFoldedExtended + rune(i))
 	}
 	return t
-}()
+})
+
+// letterFoldTable holds letterFolds' two blocks.
+type letterFoldTable struct {
+	basic    [0x460 - firstFolded]string
+	extended [0x200]string
+}
 
 // ownLetters are the lower-case letters of their own that are folded to
 // others: Latin ones to their usual ASCII spelling, Greek's final sigma,
