@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/nova-recall/nova/agents"
@@ -55,7 +56,9 @@ var templateText string
 var tmpl = template.Must(template.New(FileName).Option("missingkey=error").Parse(templateText))
 
 // markerRE matches the managed marker. Only the first match counts.
-var markerRE = regexp.MustCompile(`<!-- nova-managed-skill id=([a-z0-9-]+) template-version=([0-9]{1,9}) template-sha256=([0-9a-f]{64}) -->`)
+var markerRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<!-- nova-managed-skill id=([a-z0-9-]+) template-version=([0-9]{1,9}) template-sha256=([0-9a-f]{64}) -->`)
+})
 
 // marker returns the managed marker line with the placeholder digest.
 func marker(version int) string {
@@ -136,13 +139,15 @@ func oneLine(s string) string {
 
 // homeRE matches the search command of a skill rendered for a home, and
 // captures the quoted home.
-var homeRE = regexp.MustCompile(`(?m)^    ` + paths.EnvHome + `=('.*') novactl search "<query>" --top-k 8 --json$`)
+var homeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^    ` + paths.EnvHome + `=('.*') novactl search "<query>" --top-k 8 --json$`)
+})
 
 // installedHome returns the home a skill's search command sets, or ""
 // when it sets none. It only reads the command: whether the file is
 // what Render writes for that home is for the caller to check.
 func installedHome(content []byte) string {
-	m := homeRE.FindSubmatch(content)
+	m := homeRE().FindSubmatch(content)
 	if m == nil {
 		return ""
 	}
@@ -154,7 +159,7 @@ func installedHome(content []byte) string {
 // the default, an address with port 0 for a new port at each start; see
 // Target.Facade). Like installedHome, it only reads that sentence.
 func installedFacade(content []byte) string {
-	if m := facadeRE.FindSubmatch(content); m != nil {
+	if m := facadeRE().FindSubmatch(content); m != nil {
 		return string(m[1])
 	}
 	if bytes.Contains(content, []byte(anyPortText)) {
@@ -165,7 +170,9 @@ func installedFacade(content []byte) string {
 
 // facadeRE matches the HTTP section of a skill rendered for a facade at
 // a fixed address other than the default, and captures the address.
-var facadeRE = regexp.MustCompile("(?m)^Over HTTP, Nova's facade on this machine is at `(http://[^`\n]+)`, the address its configuration sets\\.")
+var facadeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?m)^Over HTTP, Nova's facade on this machine is at `(http://[^`\n]+)`, the address its configuration sets\\.")
+})
 
 // anyPortText is in the HTTP section of a skill rendered for a facade
 // on a new port at each start; anyPortFacade is the address
@@ -207,7 +214,7 @@ var ErrNoMarker = errors.New("no nova-managed-skill marker")
 
 // Parse finds the managed marker in content and verifies its digest.
 func Parse(content []byte) (Marker, error) {
-	loc := markerRE.FindSubmatchIndex(content)
+	loc := markerRE().FindSubmatchIndex(content)
 	if loc == nil {
 		return Marker{}, ErrNoMarker
 	}
@@ -224,7 +231,7 @@ func Parse(content []byte) (Marker, error) {
 // result. It is how Render signs its output; tests use it to build
 // managed files of other versions.
 func Seal(content []byte) ([]byte, error) {
-	loc := markerRE.FindSubmatchIndex(content)
+	loc := markerRE().FindSubmatchIndex(content)
 	if loc == nil {
 		return nil, ErrNoMarker
 	}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -16,17 +17,21 @@ import (
 // board-20260601.md, 看板 2026年6月1日.md, 보드 2026년 6월 1일.md, a
 // month 2026年6月.md, a day of no year 周报 6月1日.md): the snapshots of
 // one board differ by it.
-var snapshotDate = regexp.MustCompile(`\d{4}-?\d{2}-?\d{2}|(?:\d{4} ?[年년] ?)?\d{1,2} ?[月월](?: ?\d{1,2} ?[日일])?`)
+var snapshotDate = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\d{4}-?\d{2}-?\d{2}|(?:\d{4} ?[年년] ?)?\d{1,2} ?[月월](?: ?\d{1,2} ?[日일])?`)
+})
 
 // datedSection is a heading with a day in a section's subject (a lane of
 // the day's releases, "Shipped 2026-05-20", a log's day, "2026年5月30日",
 // "2026/05/30"): the section is of that day, not a state of the board
 // that a later snapshot ends.
-var datedSection = regexp.MustCompile(`(?:^|\D)(?:\d{4}-\d{2}-\d{2}|\d{4} ?[年년] ?\d{1,2} ?[月월] ?\d{1,2} ?[日일]|\d{4}/\d{1,2}/\d{1,2})(?:\D|$)`)
+var datedSection = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|\D)(?:\d{4}-\d{2}-\d{2}|\d{4} ?[年년] ?\d{1,2} ?[月월] ?\d{1,2} ?[日일]|\d{4}/\d{1,2}/\d{1,2})(?:\D|$)`)
+})
 
 // repeatNumber is the number that tells apart the sections of one
 // heading path in a snapshot (boardSubjects: "blocked~2").
-var repeatNumber = regexp.MustCompile(`~\d+$`)
+var repeatNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`~\d+$`) })
 
 // copyOrder orders a file that is a conflict copy before one that is
 // not (-1, 0 or 1, as cmp.Compare): at one time, the file its owner
@@ -63,7 +68,7 @@ func boardKey(c *memory.Chunk) string {
 	base, _ = memory.ConflictCopyOf(base)
 	// Composed before the day is found: a Korean name as macOS writes it
 	// is decomposed (년 is three jamo).
-	base = snapshotDate.ReplaceAllString(norm.NFC.String(base), " ")
+	base = snapshotDate().ReplaceAllString(norm.NFC.String(base), " ")
 	words := strings.FieldsFunc(strings.ToLower(base), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	if onlyMonth(words) {
 		words = nil
@@ -180,7 +185,7 @@ func (b boards) add(doc int, c *memory.Chunk, when string) {
 // iCloudCopy is the number iCloud Drive puts after a file's name for its
 // copy of the file ("board 2.md"): the name less it is group 1, its
 // extension group 2.
-var iCloudCopy = regexp.MustCompile(`^(.*) [1-9]\d{0,2}(\.[^./]*)?$`)
+var iCloudCopy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*) [1-9]\d{0,2}(\.[^./]*)?$`) })
 
 // foldCopies moves each snapshot that iCloud Drive's copy of another
 // snapshot of its source is ("board 2.md" beside "board.md",
@@ -198,7 +203,7 @@ func (b boards) foldCopies() map[string]string {
 	copyOf := map[string]string{} // copy -> the file it copies
 	for file, k := range files {
 		src, p, _ := strings.Cut(file, "\x00")
-		m := iCloudCopy.FindStringSubmatch(strings.ReplaceAll(p, "\\", "/"))
+		m := iCloudCopy().FindStringSubmatch(strings.ReplaceAll(p, "\\", "/"))
 		if m == nil {
 			continue
 		}
@@ -240,6 +245,7 @@ func (b boards) foldCopies() map[string]string {
 // two), else by the newest snapshot's first section. A dated section (datedSection) stays. A snapshot without a time is not ordered against the
 // others (as timeGroups does not order them).
 func (v *versions) supersedeDropped(b boards) {
+	dated, repeat := datedSection(), repeatNumber()
 	for _, files := range b {
 		var newest *boardFile
 		for _, f := range files {
@@ -256,7 +262,7 @@ func (v *versions) supersedeDropped(b boards) {
 			}
 			for i, d := range f.docs {
 				subject := f.subjects[i]
-				if _, ok := v.newer[d]; ok || datedSection.MatchString(subject) {
+				if _, ok := v.newer[d]; ok || dated.MatchString(subject) {
 					continue
 				}
 				if _, ok := newest.holds[subject]; ok {
@@ -264,7 +270,7 @@ func (v *versions) supersedeDropped(b boards) {
 				}
 				// The second of two lanes of one name, when one is left,
 				// is that lane's card in its newer state.
-				n, ok := newest.holds[repeatNumber.ReplaceAllString(subject, "")]
+				n, ok := newest.holds[repeat.ReplaceAllString(subject, "")]
 				if !ok {
 					n = newest.first
 				}
