@@ -194,14 +194,7 @@ func promoteCopy(t *testing.T, home paths.Home) string {
 	novatest.Must(t, err)
 	id := manifest.NewRunID(time.Now().Add(time.Hour))
 	src, dst := filepath.Join(home.IndexDir(), old.GenerationPath), home.Generation(id)
-	novatest.Must(t, os.MkdirAll(dst, 0o700))
-	entries, err := os.ReadDir(src)
-	novatest.Must(t, err)
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		novatest.Must(t, err)
-		novatest.Must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o600))
-	}
+	copyDir(t, src, dst)
 	next := *old
 	next.RunID, next.GenerationPath = id, "generations/"+id
 	novatest.Must(t, manifest.WriteAtomic(home.Manifest(), &next, nil))
