@@ -480,11 +480,17 @@ var cjkSecretLabels = []string{"密码", "密碼", "口令", "密钥", "密鑰",
 // across lines (see brokenLineSpans). It is a safety net, not a
 // guarantee: a secret with no recognizable shape survives.
 func Text(text string) (string, int) {
-	text = dropInvisible(text)
-	spans := secretSpans(text, nil)
-	spans = brokenLineSpans(text, spans)
-	spans = foldedSpans(text, spans)
-	return replaceSpans(text, spans)
+	clean := dropInvisible(text)
+	spans := secretSpans(clean, nil)
+	spans = brokenLineSpans(clean, spans)
+	spans = foldedSpans(clean, spans)
+	out, n := replaceSpans(clean, spans)
+	if n == 0 {
+		// Nothing replaced: the text as it was written, its invisible
+		// characters too (a soft hyphen in a word is no secret's).
+		return text, 0
+	}
+	return out, n
 }
 
 // dropInvisible removes the invisible characters (format characters, the

@@ -777,6 +777,22 @@ func TestDropInvisible(t *testing.T) {
 	}
 }
 
+// TestText_invisibleWithoutSecret: text with invisible characters inside
+// a word but no secret is returned as it was written, with nothing
+// counted; they were dropped from it, so that redaction changed text it
+// counted no secret in (FuzzRedact: "0\u06020" became "00"). A token
+// split by them is still redacted whole.
+func TestText_invisibleWithoutSecret(t *testing.T) {
+	for _, text := range []string{"hyph\u00adenation", "0\u06020", "zero\u200bwidth and word\u2060joiner"} {
+		if got, n := Text(text); got != text || n != 0 {
+			t.Errorf("Text(%q) = %q, %d; want it unchanged, 0", text, got, n)
+		}
+	}
+	if got, n := Text("key AKIA\u00adQ7RTZKXW\u200bLMNOP2AB"); n != 1 || strings.Contains(got, "Q7RT") {
+		t.Errorf("a key split by invisible characters: %q, %d", got, n)
+	}
+}
+
 // TestRedactChunk_id: a carried chunk whose record id holds a secret
 // (caught by a rule added since it was indexed) loses it from its
 // record id too, which search returns and cites (sourceId kept it), and

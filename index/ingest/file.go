@@ -244,4 +244,6 @@ package ingest
 // ingest-v38: "### ###" an empty heading; a paragraph opening with inline
 // HTML, or after indented code, a setext heading; a fence indented four
 // columns past its list item no fence.
-const Version = "ingest-v38"
+// ingest-v39: text with invisible characters inside a word and no secret
+// kept as written (redaction dropped them).
+const Version = "ingest-v39"
