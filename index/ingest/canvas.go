@@ -245,8 +245,9 @@ const maxRelationName = 80
 // a card is one memory, and "## Vendor" at its top is its first words.
 func canvasMarkdown(text string) string {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	heading := atxHeading()
 	for i, line := range lines {
-		if m := atxHeading.FindStringSubmatch(line); m != nil {
+		if m := heading.FindStringSubmatch(line); m != nil {
 			lines[i] = m[2]
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -66,23 +67,27 @@ const headingDayForms = `\d{4}-\d{2}-\d{2}|\d{4} ?[年년] ?\d{1,2} ?[月월] ?\
 var (
 	// A closing run of "#" follows a space: "## Learning C#" keeps its "#".
 	// Up to three spaces may come first, as in CommonMark; four make code.
-	atxHeading = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
+	atxHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`) })
 	// A date a heading begins or ends with, not part of a longer number:
 	// "2024-03-05 Tuesday", "[1.2.0] - 2024-03-07", "周报 2026年6月1日",
 	// "2026/06/01（月）" (headingDayForms).
-	headingDate = regexp.MustCompile(`^\W*(` + headingDayForms + `)(?:\D|$)|(?:^|\D)(` + headingDayForms + `)\W*$`)
+	headingDate = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\W*(` + headingDayForms + `)(?:\D|$)|(?:^|\D)(` + headingDayForms + `)\W*$`)
+	})
 	// An ATX heading after a list item's mark, at any depth.
-	listHeading = regexp.MustCompile(`^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
+	listHeading = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
+	})
 	// A daily note's name: YYYY-MM-DD, or Logseq's journal YYYY_MM_DD.
-	fileDate = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{4}_\d{2}_\d{2}`)
+	fileDate = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{4}_\d{2}_\d{2}`) })
 	// A wiki link (or embed): the note, the heading or ^block in it (a
 	// note's own: [[#Steps]]) and the alias.
-	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#]*)(?:#([^\]|]*))?(?:\|([^\]]+))?\]\]`)
+	wikiLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`!?\[\[([^\]|#]*)(?:#([^\]|]*))?(?:\|([^\]]+))?\]\]`) })
 	// embedSize is the size an embed gives after its "|": 300, 640x480.
-	embedSize = regexp.MustCompile(`^[ \t]*\d+(?:x\d+)?[ \t]*$`)
+	embedSize = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]*\d+(?:x\d+)?[ \t]*$`) })
 	// A block id ends a line, or stands on its own after a list, a
 	// table or a quote.
-	blockID = regexp.MustCompile(`(?:^|\s)\^[A-Za-z0-9-]+$`)
+	blockID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)\^[A-Za-z0-9-]+$`) })
 )
 
 // readMarkdown emits one record per section: the text under a heading up
@@ -116,7 +121,7 @@ func readMarkdown(fc *fileCtx) error {
 		body = htmlNoteText(body)
 	}
 	if fmLines == 0 {
-		if notionName.MatchString(noteStem(path)) {
+		if notionName().MatchString(noteStem(path)) {
 			fm = notionProperties(body)
 		} else {
 			fm = pageProperties(body)
@@ -238,6 +243,7 @@ func readMarkdown(fc *fileCtx) error {
 	// A $$ block (math) opens only before the last line with a "$$" in
 	// it, which may close it (see hiddenSpans).
 	inMath, lastDollars := false, lastDollarsLine(lines)
+	atx, listAtx := atxHeading(), listHeading()
 	for i, line := range lines {
 		if hidden[i] {
 			continue
@@ -285,7 +291,7 @@ func readMarkdown(fc *fileCtx) error {
 			// The patterns only where a heading may be: most lines of a
 			// note are none, and a pattern's scan costs a line's length.
 			if strings.HasPrefix(strings.TrimLeft(line, " "), "#") {
-				if m := atxHeading.FindStringSubmatch(line); m != nil {
+				if m := atx.FindStringSubmatch(line); m != nil {
 					open(len(m[1]), atxText(m[2]), fmLines+i+1)
 					continue
 				}
@@ -293,7 +299,7 @@ func readMarkdown(fc *fileCtx) error {
 			// A heading may be a list item's content: "- ## Deploy", as
 			// Logseq writes a heading block.
 			if mayBeListItem(line) && strings.IndexByte(line, '#') >= 0 {
-				if m := listHeading.FindStringSubmatch(line); m != nil {
+				if m := listAtx.FindStringSubmatch(line); m != nil {
 					open(len(m[1]), atxText(m[2]), fmLines+i+1)
 					continue
 				}
@@ -523,9 +529,10 @@ func kanbanMarkers(lines []string) []string {
 	var out []string
 	var code fences
 	first := true
+	brk := thematicBreak()
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if !code.line(l) && (first && kanbanComplete[t] || thematicBreak.MatchString(l)) {
+		if !code.line(l) && (first && kanbanComplete[t] || brk.MatchString(l)) {
 			continue
 		}
 		if t != "" {
@@ -633,7 +640,7 @@ func SnapshotSubject(heads []string) string {
 func snapshotKey(heads []string) []string {
 	key := slices.Clone(heads)
 	key[0] = norm.NFC.String(key[0]) // as headingDate reads a day
-	if m := headingDate.FindStringSubmatchIndex(key[0]); m != nil {
+	if m := headingDate().FindStringSubmatchIndex(key[0]); m != nil {
 		start, end := m[2], m[3] // the date the heading begins with
 		if start < 0 {
 			start, end = m[4], m[5] // or ends with
@@ -662,11 +669,11 @@ func atxText(text string) string {
 
 // setextUnderline is a setext heading's underline: "=" for level 1, "-"
 // for level 2, indented at most three spaces.
-var setextUnderline = regexp.MustCompile(`^ {0,3}(=+|-+)[ \t]*$`)
+var setextUnderline = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(=+|-+)[ \t]*$`) })
 
 // setextLevel returns the heading level line underlines, or 0.
 func setextLevel(line string) int {
-	m := setextUnderline.FindStringSubmatch(line)
+	m := setextUnderline().FindStringSubmatch(line)
 	switch {
 	case m == nil:
 		return 0
@@ -684,14 +691,15 @@ func setextLevel(line string) int {
 // instead.
 func paragraphEnd(lines []string) int {
 	n := 0
+	brk, listQuote := thematicBreak(), listOrQuote()
 	for n < len(lines) {
 		line := lines[len(lines)-1-n]
-		if strings.TrimSpace(line) == "" || thematicBreak.MatchString(line) {
+		if strings.TrimSpace(line) == "" || brk.MatchString(line) {
 			break
 		}
 		// A list item or a quote ends the paragraph before it, and takes
 		// the lines after it as its own.
-		if listOrQuote.MatchString(line) {
+		if listQuote.MatchString(line) {
 			return 0
 		}
 		n++
@@ -700,14 +708,15 @@ func paragraphEnd(lines []string) int {
 		return 0
 	}
 	first := lines[len(lines)-n]
-	if strings.HasPrefix(first, "    ") || strings.HasPrefix(first, "\t") || tableRow.MatchString(first) || htmlStart(first) {
+	if strings.HasPrefix(first, "    ") || strings.HasPrefix(first, "\t") || tableRow().MatchString(first) || htmlStart(first) {
 		return 0
 	}
 	// A table without its outer pipes ("a | b" over "--- | ---", as
 	// GFM allows) runs to the underline, which follows its rows, not a
 	// paragraph: "---" ends it, "===" is a row.
+	delim := tableDelimiter()
 	for k := len(lines) - n + 1; k < len(lines); k++ {
-		if strings.IndexByte(lines[k], '|') >= 0 && tableDelimiter.MatchString(lines[k]) && strings.IndexByte(lines[k-1], '|') >= 0 {
+		if strings.IndexByte(lines[k], '|') >= 0 && delim.MatchString(lines[k]) && strings.IndexByte(lines[k-1], '|') >= 0 {
 			return 0
 		}
 	}
@@ -725,15 +734,19 @@ func htmlStart(line string) bool {
 
 var (
 	// tableRow starts a table's row, which is no paragraph text.
-	tableRow = regexp.MustCompile(`^ {0,3}\|`)
+	tableRow = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}\|`) })
 	// tableDelimiter is a GFM table's delimiter row ("--- | :---:"),
 	// which holds a pipe besides (a one-column table's "--- |").
-	tableDelimiter = regexp.MustCompile(`^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$`)
+	tableDelimiter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$`)
+	})
 	// listOrQuote starts a list item or a quote.
-	listOrQuote = regexp.MustCompile(`^ {0,3}(?:[-*+] |\d{1,9}[.)] |>)`)
+	listOrQuote = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}(?:[-*+] |\d{1,9}[.)] |>)`) })
 	// thematicBreak is a line of three or more "-", "*" or "_", spaces
 	// between them allowed.
-	thematicBreak = regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
+	thematicBreak = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
+	})
 )
 
 // nameDate is the day a note's file name gives: a YYYY-MM-DD in it (a
@@ -743,13 +756,13 @@ var (
 // second) or without, a day in another form daily notes are named with
 // (otherNameDay: 2026.03.05, March 5, 2026), or "".
 func nameDate(name string, loc *time.Location) string {
-	m := fileDate.FindString(name)
+	m := fileDate().FindString(name)
 	// A Korean name as macOS writes it is decomposed: 년 is three jamo.
-	if c := cjkNameDay.FindStringSubmatch(norm.NFC.String(name)); m == "" && c != nil {
+	if c := cjkNameDay().FindStringSubmatch(norm.NFC.String(name)); m == "" && c != nil {
 		m = isoDay(c[1], c[2], c[3])
 	}
 	if m == "" {
-		if z := zettelID.FindStringSubmatch(name); z != nil {
+		if z := zettelID().FindStringSubmatch(name); z != nil {
 			m = z[1][:4] + "-" + z[1][4:6] + "-" + z[1][6:]
 		}
 	}
@@ -765,7 +778,9 @@ func nameDate(name string, loc *time.Location) string {
 // cjkNameDay is a day in a file's name as Chinese, Japanese (年月日) and
 // Korean (년월일) write it: the year, the month and the day are groups
 // 1 to 3. A day without its year (6月1日) is of no year.
-var cjkNameDay = regexp.MustCompile(`((?:19|20)\d{2}) ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]`)
+var cjkNameDay = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`((?:19|20)\d{2}) ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]`)
+})
 
 // cjkValueDay is a front matter date as Chinese, Japanese and Korean
 // notes write it, the year first: 2026年6月1日, 2026년 6월 1일 or
@@ -773,15 +788,17 @@ var cjkNameDay = regexp.MustCompile(`((?:19|20)\d{2}) ?[年년] ?(\d{1,2}) ?[月
 // maybe with its weekday (星期一, (月), 月曜日, 월요일, as date templates
 // write it in Obsidian's language) and a time of day (hours, minutes and
 // seconds: groups 6 to 8).
-var cjkValueDay = regexp.MustCompile(`^((?:19|20)\d{2})(?: ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]|/(\d{1,2})/(\d{1,2}))` +
-	`(?: ?[(（]?(?:星期[一二三四五六日天]|[周週][一二三四五六日天]|[月火水木金土日](?:曜日?)?|[월화수목금토일](?:요일)?)[)）]?)?` +
-	`(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$`)
+var cjkValueDay = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^((?:19|20)\d{2})(?: ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]|/(\d{1,2})/(\d{1,2}))` +
+		`(?: ?[(（]?(?:星期[一二三四五六日天]|[周週][一二三四五六日天]|[月火水木金土日](?:曜日?)?|[월화수목금토일](?:요일)?)[)）]?)?` +
+		`(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$`)
+})
 
 // cjkDate is a front matter value that cjkValueDay reads as the text
 // parseDate reads ("2026年6月1日 9:05" is "2026-06-01 09:05:00"), or v
 // as it is.
 func cjkDate(v string) string {
-	m := cjkValueDay.FindStringSubmatch(norm.NFC.String(strings.TrimSpace(v)))
+	m := cjkValueDay().FindStringSubmatch(norm.NFC.String(strings.TrimSpace(v)))
 	if m == nil {
 		return v
 	}
@@ -809,10 +826,10 @@ func twoDigits(n string) string {
 // zettelID is a Zettelkasten id that begins a file name: the day it was
 // made and maybe the minute (and second), then no other digit. The year
 // is 19xx or 20xx, so that other numbers are not read for days.
-var zettelID = regexp.MustCompile(`^((?:19|20)\d{6})(?:\d{4}|\d{6})?(?:\D|$)`)
+var zettelID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^((?:19|20)\d{6})(?:\d{4}|\d{6})?(?:\D|$)`) })
 
 // pageProperty is a line of a Logseq page's properties: "title:: Deploy".
-var pageProperty = regexp.MustCompile(`^([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$`)
+var pageProperty = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$`) })
 
 // pageProperties reads the properties a Logseq page opens with, its
 // lines up to the first that is not one, as front matter: its title,
@@ -820,8 +837,9 @@ var pageProperty = regexp.MustCompile(`^([A-Za-z][\w-]*)::[ \t]*(.*?)[ \t]*$`)
 // lines stay the page's text, as Logseq shows them.
 func pageProperties(body []byte) frontMatter {
 	var fm frontMatter
+	prop := pageProperty()
 	for line := range strings.Lines(string(body)) {
-		m := pageProperty.FindStringSubmatch(strings.TrimRight(line, "\n"))
+		m := prop.FindStringSubmatch(strings.TrimRight(line, "\n"))
 		if m == nil {
 			break
 		}
@@ -851,7 +869,7 @@ func pageProperties(body []byte) frontMatter {
 
 // relativeLink is a Markdown link or image whose address names no scheme
 // (a file beside the note): its text and its address.
-var relativeLink = regexp.MustCompile(`!?\[([^\]]*)\]\(([^()\s:]+)\)`)
+var relativeLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`!?\[([^\]]*)\]\(([^()\s:]+)\)`) })
 
 // notionLinks turns the links of a Notion export to its own files (a
 // page, a database's CSV, an image in a page's folder: an address with a
@@ -862,8 +880,9 @@ func notionLinks(s string) string {
 	if !strings.Contains(s, "](") {
 		return s // no link: the common line, left without a pattern's scan
 	}
-	return relativeLink.ReplaceAllStringFunc(s, func(m string) string {
-		sub := relativeLink.FindStringSubmatch(m)
+	link, notion := relativeLink(), notionName()
+	return link.ReplaceAllStringFunc(s, func(m string) string {
+		sub := link.FindStringSubmatch(m)
 		addr, err := url.PathUnescape(sub[2])
 		if err != nil {
 			return m
@@ -873,7 +892,7 @@ func notionLinks(s string) string {
 			if i := strings.LastIndexByte(part, '.'); i > 0 {
 				stem = part[:i]
 			}
-			if notionName.MatchString(part) || notionName.MatchString(stem) {
+			if notion.MatchString(part) || notion.MatchString(stem) {
 				return sub[1]
 			}
 		}
@@ -883,7 +902,7 @@ func notionLinks(s string) string {
 
 // yarleDate is a line of the block yarle's default template ends a note
 // it converted from Evernote with: "    Created at: 2024-03-03T16:12:00+01:00".
-var yarleDate = regexp.MustCompile(`^ {4}(Created|Updated) at: (.+?)[ \t]*$`)
+var yarleDate = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {4}(Created|Updated) at: (.+?)[ \t]*$`) })
 
 // yarleDates reads the created and updated times of a note yarle wrote
 // (see yarleDate) into fm, where nothing set them: only from the
@@ -892,8 +911,9 @@ var yarleDate = regexp.MustCompile(`^ {4}(Created|Updated) at: (.+?)[ \t]*$`)
 // note's text.
 func yarleDates(body []byte, fm *frontMatter) {
 	lines := strings.Split(strings.TrimRight(string(body), " \t\n"), "\n")
+	yarle := yarleDate()
 	for i := len(lines) - 1; i >= 0 && strings.HasPrefix(lines[i], "    "); i-- {
-		m := yarleDate.FindStringSubmatch(lines[i])
+		m := yarle.FindStringSubmatch(lines[i])
 		switch {
 		case m == nil:
 		case m[1] == "Created" && fm.Created == nil:
@@ -906,7 +926,7 @@ func yarleDates(body []byte, fm *frontMatter) {
 
 // notionProperty is a line of the properties Notion's export writes
 // under a page's title: "Created: March 3, 2024 4:12 PM".
-var notionProperty = regexp.MustCompile(`^([^:]{1,60}): (.*?)[ \t]*$`)
+var notionProperty = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^:]{1,60}): (.*?)[ \t]*$`) })
 
 // notionProperties reads the properties a page of a Notion export (see
 // notionName) lists under its title, the lines after "# Title" and a
@@ -921,8 +941,9 @@ func notionProperties(body []byte) frontMatter {
 	if len(lines) < 3 || !strings.HasPrefix(lines[0], "# ") || strings.TrimSpace(lines[1]) != "" {
 		return fm
 	}
+	prop := notionProperty()
 	for _, line := range lines[2:] {
-		m := notionProperty.FindStringSubmatch(line)
+		m := prop.FindStringSubmatch(line)
 		if m == nil {
 			break
 		}
@@ -963,13 +984,15 @@ func notionDate(v string) string {
 // longDate matches a time as Obsidian's Linter writes it by default
 // (moment's "dddd, MMMM Do YYYY, h:mm:ss a": "Tuesday, January 16th
 // 2024, 11:30:00 pm"), its weekday and ordinal suffix aside.
-var longDate = regexp.MustCompile(`^(?:[A-Za-z]+, +)?([A-Za-z]+ +\d{1,2})(?:st|nd|rd|th)? +(\d{4})(?:, +(\d{1,2}:\d{2}:\d{2} *[AaPp][Mm]))?$`)
+var longDate = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[A-Za-z]+, +)?([A-Za-z]+ +\d{1,2})(?:st|nd|rd|th)? +(\d{4})(?:, +(\d{1,2}:\d{2}:\d{2} *[AaPp][Mm]))?$`)
+})
 
 // linterDate is a front matter time in longDate's form in the form
 // parseDate reads: the wall-clock time it writes, read in the note's
 // zone; a value of another form is itself.
 func linterDate(v string) string {
-	m := longDate.FindStringSubmatch(strings.TrimSpace(v))
+	m := longDate().FindStringSubmatch(strings.TrimSpace(v))
 	if m == nil {
 		return v
 	}
@@ -1005,7 +1028,7 @@ func noteStem(p string) string {
 		}
 		orig = stem[:i]
 	}
-	if ok && !numberedCopy.MatchString(stem[len(orig):]) {
+	if ok && !numberedCopy().MatchString(stem[len(orig):]) {
 		return orig
 	}
 	twin := filepath.Join(dir, orig+ext)
@@ -1020,7 +1043,7 @@ func noteStem(p string) string {
 
 // numberedCopy is the mark a copy's name may have that a note's own name
 // may have too ("Chapter (2)").
-var numberedCopy = regexp.MustCompile(`^ \(\d+\)$`)
+var numberedCopy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ \(\d+\)$`) })
 
 // pageName is the name of the page a note's file name (less its
 // extension) stands for, as Logseq writes it: "___" for the "/" of a
@@ -1030,7 +1053,7 @@ var numberedCopy = regexp.MustCompile(`^ \(\d+\)$`)
 // page id Notion's export ends every name with ("Project Phoenix
 // 8f3e…", see notionName) is no part of the page's name.
 func pageName(name string) string {
-	if m := notionName.FindStringSubmatch(name); m != nil {
+	if m := notionName().FindStringSubmatch(name); m != nil {
 		name = m[1]
 	}
 	name = strings.ReplaceAll(name, "___", "/")
@@ -1043,7 +1066,7 @@ func pageName(name string) string {
 // notionName is the name Notion's Markdown & CSV export gives a page's
 // file and folder: the page's title, a blank and the page's id, 32
 // lower-case hex digits.
-var notionName = regexp.MustCompile(`^(.*\S) [0-9a-f]{32}$`)
+var notionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*\S) [0-9a-f]{32}$`) })
 
 // splitFrontMatter separates a leading "---" YAML block (closed by "---"
 // or by "...", YAML's end of document, as Pandoc and Jekyll allow) or
@@ -1365,7 +1388,7 @@ func (f *fences) indented(line string) bool {
 	}
 	indent := indentOf(line)
 	t := strings.TrimLeft(line, " \t")
-	return t != "" && indent-f.items.base(indent) >= 4 && !(mayBeListItem(t) && listItemMark.MatchString(t))
+	return t != "" && indent-f.items.base(indent) >= 4 && !(mayBeListItem(t) && listItemMark().MatchString(t))
 }
 
 // listItems follows the list items a note's lines are in, for the
@@ -1402,7 +1425,7 @@ func (l *listItems) line(line string, indent int) string {
 	}
 	mark := ""
 	if mayBeListItem(t) {
-		mark = listItemMark.FindString(t)
+		mark = listItemMark().FindString(t)
 	}
 	item := mark != ""
 	if l.blank || item {
@@ -1426,7 +1449,7 @@ func (l *listItems) line(line string, indent int) string {
 }
 
 // listItemMark begins a list item's line: "- ", "* ", "+ ", "1. ", "1) ".
-var listItemMark = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])[ \t]+`)
+var listItemMark = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])[ \t]+`) })
 
 // mayBeListItem reports whether line, its blanks left out, begins as a
 // list item's mark does (listItemMark, listHeading): the cheap test
@@ -1542,6 +1565,8 @@ func cleanNote(s string, htmlBlocks bool) (string, []string) {
 	lines := strings.Split(s, "\n")
 	hide := newHiddenSpans(lines, htmlBlocks)
 	kept := lines[:0]
+	// The patterns a line may need, fetched once per note.
+	meta, banner, id, ref, embed := logseqMeta(), excalidrawBanner(), blockID(), blockRef(), logseqEmbed()
 	for i, line := range lines {
 		if code.line(line) {
 			indented = indentedCode{}
@@ -1555,14 +1580,14 @@ func cleanNote(s string, htmlBlocks bool) (string, []string) {
 		// Each pattern is tried only on a line that holds the text it
 		// cannot match without (every logseqMeta line has "::"): running
 		// them all on every line made reading a note cost a second a MiB.
-		if strings.Contains(line, "::") && logseqMeta.MatchString(line) || strings.HasPrefix(line, "==⚠") && excalidrawBanner.MatchString(line) {
+		if strings.Contains(line, "::") && meta.MatchString(line) || strings.HasPrefix(line, "==⚠") && banner.MatchString(line) {
 			continue
 		}
 		if strings.IndexByte(line, '^') >= 0 {
-			line = blockID.ReplaceAllString(line, "")
+			line = id.ReplaceAllString(line, "")
 		}
 		if strings.Contains(line, "((") {
-			line = blockRef.ReplaceAllString(line, "")
+			line = ref.ReplaceAllString(line, "")
 		}
 		line = calloutText(line)
 		if !inCode {
@@ -1572,7 +1597,7 @@ func cleanNote(s string, htmlBlocks bool) (string, []string) {
 		prose := func(from, to int) {
 			p := line[from:to]
 			if strings.Contains(p, "{{embed") {
-				p = logseqEmbed.ReplaceAllString(p, "$1")
+				p = embed.ReplaceAllString(p, "$1")
 			}
 			b.WriteString(cleanInline(notionLinks(p)))
 		}
@@ -1599,23 +1624,29 @@ var (
 	// query's table settings, a PDF highlight's type, page and colour.
 	// Each only with the value Logseq writes, one word (a number, a
 	// boolean): "heading:: Deployment plan" is a person's field.
-	logseqMeta = regexp.MustCompile(`^[ \t]*(?:id:: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|collapsed:: (?:true|false)|heading:: (?:true|false|[1-6])|(?:created-at|updated-at|last-modified-at|created_at|last_modified_at|hl-page|hl-stamp):: \d+|(?:background-color|background_color|query-table|query-sort-by|query-sort-desc|ls-type|hl-type|hl-color|logseq\.order-list-type):: \S+|query-properties:: \[[^\]]*\])[ \t]*$`)
+	logseqMeta = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[ \t]*(?:id:: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|collapsed:: (?:true|false)|heading:: (?:true|false|[1-6])|(?:created-at|updated-at|last-modified-at|created_at|last_modified_at|hl-page|hl-stamp):: \d+|(?:background-color|background_color|query-table|query-sort-by|query-sort-desc|ls-type|hl-type|hl-color|logseq\.order-list-type):: \S+|query-properties:: \[[^\]]*\])[ \t]*$`)
+	})
 	// excalidrawBanner is the line the Excalidraw plugin writes at the
 	// top of every drawing, for an editor that is not its view (which
 	// never shows it): boilerplate, not the drawing's words.
-	excalidrawBanner = regexp.MustCompile(`^==⚠\s*Switch to EXCALIDRAW VIEW\b`)
+	excalidrawBanner = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^==⚠\s*Switch to EXCALIDRAW VIEW\b`) })
 	// logseqEmbed is Logseq's embed macro: a page's, {{embed [[Nova]]}},
 	// read as its link, or a block's, whose ((<uuid>)) is gone by then
 	// (blockRef), read as nothing.
-	logseqEmbed = regexp.MustCompile(`\{\{embed[ \t]*(\[\[[^\]]*\]\])?[ \t]*\}\}`)
+	logseqEmbed = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{embed[ \t]*(\[\[[^\]]*\]\])?[ \t]*\}\}`) })
 	// blockRef is a Logseq block reference, ((<uuid>)), with the blank
 	// before it.
-	blockRef = regexp.MustCompile(` ?\(\([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)\)`)
+	blockRef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(` ?\(\([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\)\)`)
+	})
 )
 
 // calloutMark opens an Obsidian callout (or a GitHub alert) on a quote's
 // first line: "> [!warning]- Title", its type, fold sign and title.
-var calloutMark = regexp.MustCompile(`^([ \t]*(?:>[ \t]*)+)\[!([A-Za-z][\w-]*)\][+-]?(?:[ \t]+(.*))?$`)
+var calloutMark = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([ \t]*(?:>[ \t]*)+)\[!([A-Za-z][\w-]*)\][+-]?(?:[ \t]+(.*))?$`)
+})
 
 // calloutText is line with a callout's marker as Obsidian shows it: its
 // title, or, when it has none, its type capitalized ("[!tip]" reads
@@ -1625,7 +1656,7 @@ func calloutText(line string) string {
 	if !strings.Contains(line, "[!") {
 		return line // no marker: the common line, left without a pattern's scan
 	}
-	m := calloutMark.FindStringSubmatch(line)
+	m := calloutMark().FindStringSubmatch(line)
 	if m == nil {
 		return line
 	}
@@ -1662,7 +1693,7 @@ func (c *indentedCode) line(line string) bool {
 		return true
 	}
 	c.in = false
-	if mayBeListItem(line) && listItemMark.MatchString(strings.TrimLeft(line, " \t")) {
+	if mayBeListItem(line) && listItemMark().MatchString(strings.TrimLeft(line, " \t")) {
 		c.list = true
 	} else if indent == 0 && afterBlank {
 		c.list = false
@@ -1724,7 +1755,7 @@ func foldKey(s string) string {
 // names the linked note, whatever its heading or alias; links in text
 // read as their text.
 func linkedName(v string) string {
-	if m := wikiLink.FindStringSubmatchIndex(v); m != nil && m[0] == 0 && m[1] == len(v) && v[0] == '[' && strings.TrimSpace(v[m[2]:m[3]]) != "" {
+	if m := wikiLink().FindStringSubmatchIndex(v); m != nil && m[0] == 0 && m[1] == len(v) && v[0] == '[' && strings.TrimSpace(v[m[2]:m[3]]) != "" {
 		return strings.TrimSpace(v[m[2]:m[3]])
 	}
 	return cleanInline(v)
@@ -1738,11 +1769,12 @@ func cleanInline(s string) string {
 	if !strings.Contains(s, "[[") {
 		return s // no wiki link: the common text, left without a pattern's scan
 	}
-	return wikiLink.ReplaceAllStringFunc(s, func(m string) string {
-		sub := wikiLink.FindStringSubmatch(m)
+	link, size := wikiLink(), embedSize()
+	return link.ReplaceAllStringFunc(s, func(m string) string {
+		sub := link.FindStringSubmatch(m)
 		embed := m[0] == '!'
 		// An embed's "|300" or "|640x480" is its size, not its alias.
-		if sub[3] != "" && !(embed && embedSize.MatchString(sub[3])) {
+		if sub[3] != "" && !(embed && size.MatchString(sub[3])) {
 			return sub[3]
 		}
 		if strings.TrimSpace(sub[1]+sub[2]) == "" {
@@ -1776,7 +1808,7 @@ func headingText(heading string) string {
 	// A block id may end a heading too ("# Deploy ^h1"), hidden as the
 	// text's are (cleanNote).
 	if strings.IndexByte(heading, '^') >= 0 {
-		if h := blockID.ReplaceAllString(heading, ""); strings.TrimSpace(h) != "" {
+		if h := blockID().ReplaceAllString(heading, ""); strings.TrimSpace(h) != "" {
 			heading = h
 		}
 	}
@@ -1806,7 +1838,7 @@ func headingText(heading string) string {
 		}
 	}
 	s := cleanInline(b.String())
-	for _, m := range headingMarkup {
+	for _, m := range headingMarkup() {
 		if !strings.Contains(s, m.needs) {
 			continue
 		}
@@ -1821,7 +1853,7 @@ func headingText(heading string) string {
 		}
 	}
 	if len(kept) > 0 {
-		s = keptSpan.ReplaceAllStringFunc(s, func(m string) string {
+		s = keptSpan().ReplaceAllStringFunc(s, func(m string) string {
 			i, _ := strconv.Atoi(strings.Trim(m, "\x00"))
 			return kept[i]
 		})
@@ -1837,31 +1869,37 @@ const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
 // keptSpan is the stand-in headingText puts for a code span or an
 // escaped character.
-var keptSpan = regexp.MustCompile("\x00[0-9]+\x00")
+var keptSpan = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x00[0-9]+\x00") })
 
 // headingMarkup are the inline marks headingText takes out of a heading,
-// in order: links before the emphasis in their text.
-var headingMarkup = []struct {
+// in order: links before the emphasis in their text, compiled on first
+// use.
+var headingMarkup = sync.OnceValue(func() []headingMark {
+	return []headingMark{
+		// [text](address "title") and ![alt](image), an address with one
+		// level of parentheses (a Wikipedia page) included.
+		{regexp.MustCompile(`!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)`), "$1", "]("},
+		// [text][label] and [text][].
+		{regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`), "$1", "]["},
+		{regexp.MustCompile(`<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>`), "$1", "<"},
+		{regexp.MustCompile(`\*\*(\S(?:.*?\S)?)\*\*`), "$1", "**"},
+		{regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`), "$1", "~~"},
+		{regexp.MustCompile(`==(\S(?:.*?\S)?)==`), "$1", "=="},
+		{regexp.MustCompile(`(^|[^*\w])\*(\S(?:[^*]*?\S)?)\*`), "$1$2", "*"},
+		// Underscores mark emphasis only at a word's edges: snake_case is a
+		// name.
+		{regexp.MustCompile(`(^|\W)__(\S(?:.*?\S)?)__(\W|$)`), "$1$2$3", "__"},
+		{regexp.MustCompile(`(^|\W)_(\S(?:[^_]*?\S)?)_(\W|$)`), "$1$2$3", "_"},
+	}
+})
+
+// headingMark is one of headingMarkup's marks.
+type headingMark struct {
 	re   *regexp.Regexp
 	with string
 	// needs is text every match holds: a heading without it is left
 	// without the pattern's scan.
 	needs string
-}{
-	// [text](address "title") and ![alt](image), an address with one
-	// level of parentheses (a Wikipedia page) included.
-	{regexp.MustCompile(`!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)`), "$1", "]("},
-	// [text][label] and [text][].
-	{regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`), "$1", "]["},
-	{regexp.MustCompile(`<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>`), "$1", "<"},
-	{regexp.MustCompile(`\*\*(\S(?:.*?\S)?)\*\*`), "$1", "**"},
-	{regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`), "$1", "~~"},
-	{regexp.MustCompile(`==(\S(?:.*?\S)?)==`), "$1", "=="},
-	{regexp.MustCompile(`(^|[^*\w])\*(\S(?:[^*]*?\S)?)\*`), "$1$2", "*"},
-	// Underscores mark emphasis only at a word's edges: snake_case is a
-	// name.
-	{regexp.MustCompile(`(^|\W)__(\S(?:.*?\S)?)__(\W|$)`), "$1$2$3", "__"},
-	{regexp.MustCompile(`(^|\W)_(\S(?:[^_]*?\S)?)_(\W|$)`), "$1$2$3", "_"},
 }
 
 // slug turns a heading trail into a stable, readable id fragment. The

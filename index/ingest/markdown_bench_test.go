@@ -57,7 +57,7 @@ func FuzzInlineTagIndex(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := inlineTagIndex(s), inlineTag.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
+		if got, want := inlineTagIndex(s), inlineTag().FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
 			t.Errorf("inlineTagIndex(%q) = %v, want %v", s, got, want)
 		}
 	})
@@ -74,7 +74,7 @@ func TestInlineTagIndex_random(t *testing.T) {
 			b.WriteString(alphabet[rnd.IntN(len(alphabet))])
 		}
 		s := b.String()
-		if got, want := inlineTagIndex(s), inlineTag.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
+		if got, want := inlineTagIndex(s), inlineTag().FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
 			t.Fatalf("inlineTagIndex(%q) = %v, want %v", s, got, want)
 		}
 	}

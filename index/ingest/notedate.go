@@ -164,7 +164,7 @@ func headingDay(heading string) string {
 	// Composed: 2026년 in decomposed Hangul is no day's year, März in
 	// decomposed letters no month's name.
 	h := norm.NFC.String(heading)
-	if m := headingDate.FindStringSubmatch(h); m != nil {
+	if m := headingDate().FindStringSubmatch(h); m != nil {
 		return cjkDate(m[1] + m[2])
 	}
 	m := namedMonthDay().FindStringSubmatchIndex(h)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -22,18 +23,23 @@ import (
 // sign), digits, emoji (symbols, with their skin tones and variation
 // selectors: "#🚀launch", "#idea💡"), "_", "-" and "/"; or Logseq's tag
 // of several words, #[[machine learning]].
-var inlineTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}\p{So}_/-][\p{L}\p{M}\p{N}\p{So}\x{1F3FB}-\x{1F3FF}_/-]*))`)
+var inlineTag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}\p{So}_/-][\p{L}\p{M}\p{N}\p{So}\x{1F3FB}-\x{1F3FF}_/-]*))`)
+})
 
 // inlineTagAfter is inlineTag from its "#" on, anchored there: see
 // inlineTagIndex.
-var inlineTagAfter = regexp.MustCompile(`^#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}\p{So}_/-][\p{L}\p{M}\p{N}\p{So}\x{1F3FB}-\x{1F3FF}_/-]*))`)
+var inlineTagAfter = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^#(?:\[\[([^\]|#]+)\]\]|([\p{L}\p{N}\p{So}_/-][\p{L}\p{M}\p{N}\p{So}\x{1F3FB}-\x{1F3FF}_/-]*))`)
+})
 
-// inlineTagIndex is inlineTag.FindAllStringSubmatchIndex(text, -1): it
+// inlineTagIndex is inlineTag().FindAllStringSubmatchIndex(text, -1): it
 // looks for a "#" after a blank (or at the start) and tries the pattern
 // there alone. The unanchored pattern was tried at every byte of every
 // line, most of the time a note took to read.
 func inlineTagIndex(text string) [][]int {
 	var out [][]int
+	after := inlineTagAfter()
 	for at := 0; at < len(text); {
 		j := strings.IndexByte(text[at:], '#')
 		if j < 0 {
@@ -51,7 +57,7 @@ func inlineTagIndex(text string) [][]int {
 			}
 			start = i - size
 		}
-		m := inlineTagAfter.FindStringSubmatchIndex(text[i:])
+		m := after.FindStringSubmatchIndex(text[i:])
 		if m == nil {
 			continue
 		}
@@ -71,7 +77,9 @@ func inlineTagIndex(text string) [][]int {
 // its last word: "#multi word tag#". Its words cross no NUL, code or
 // math blanked (lineTags), nor a pipe: a table row's cells
 // ("|#a|notes#|") are no tag's words.
-var bearTag = regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#([\p{L}\p{N}\p{So}_/-][^#|\n\x00]*[^\s\x{A0}\x{3000}#|])#`)
+var bearTag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s\x{A0}\x{3000}|])#([\p{L}\p{N}\p{So}_/-][^#|\n\x00]*[^\s\x{A0}\x{3000}#|])#`)
+})
 
 // inlineTags are the #tags in prose (a line's text outside code): Bear's
 // of several words (bearTag), then the others (inlineTag). Bear's is one
@@ -163,29 +171,34 @@ func newHiddenSpans(lines []string, htmlBlocks bool) hiddenSpans {
 // closing tag; <?...?>; <!X...>; <![CDATA[...]]>; a block element's tag
 // (<div>, <p>, <table>, </div>...) up to a blank line; and any other tag
 // alone on its line, up to a blank line too, where it breaks no
-// paragraph.
-var htmlBlockStarts = [...]*regexp.Regexp{
-	1: regexp.MustCompile(`^ {0,3}<(?i:pre|script|style|textarea)(?:[ \t>]|$)`),
-	3: regexp.MustCompile(`^ {0,3}<\?`),
-	4: regexp.MustCompile(`^ {0,3}<![A-Za-z]`),
-	5: regexp.MustCompile(`^ {0,3}<!\[CDATA\[`),
-	6: regexp.MustCompile(`^ {0,3}</?(?i:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[ \t]|/?>|$)`),
-	7: regexp.MustCompile(`^ {0,3}(?:<[A-Za-z][A-Za-z0-9-]*(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^ \t"'=<>\x60]+|'[^']*'|"[^"]*"))?)*[ \t]*/?>|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$`),
-}
+// paragraph. Compiled with htmlBlockEnds on the first HTML line a note
+// holds.
+var htmlBlockStarts = sync.OnceValue(func() *[8]*regexp.Regexp {
+	return &[...]*regexp.Regexp{
+		1: regexp.MustCompile(`^ {0,3}<(?i:pre|script|style|textarea)(?:[ \t>]|$)`),
+		3: regexp.MustCompile(`^ {0,3}<\?`),
+		4: regexp.MustCompile(`^ {0,3}<![A-Za-z]`),
+		5: regexp.MustCompile(`^ {0,3}<!\[CDATA\[`),
+		6: regexp.MustCompile(`^ {0,3}</?(?i:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[ \t]|/?>|$)`),
+		7: regexp.MustCompile(`^ {0,3}(?:<[A-Za-z][A-Za-z0-9-]*(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^ \t"'=<>\x60]+|'[^']*'|"[^"]*"))?)*[ \t]*/?>|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$`),
+	}
+})
 
 // htmlBlockEnds are the texts that close an HTML block of the kind, in
 // the line that holds them; the others close at a blank line.
-var htmlBlockEnds = [...]*regexp.Regexp{
-	1: regexp.MustCompile(`(?i)</(?:pre|script|style|textarea)>`),
-	3: regexp.MustCompile(`\?>`),
-	4: regexp.MustCompile(`>`),
-	5: regexp.MustCompile(`\]\]>`),
-}
+var htmlBlockEnds = sync.OnceValue(func() *[6]*regexp.Regexp {
+	return &[...]*regexp.Regexp{
+		1: regexp.MustCompile(`(?i)</(?:pre|script|style|textarea)>`),
+		3: regexp.MustCompile(`\?>`),
+		4: regexp.MustCompile(`>`),
+		5: regexp.MustCompile(`\]\]>`),
+	}
+})
 
 // htmlBlockStart returns the kind of HTML block line opens
 // (htmlBlockStarts), or 0. para: it follows a paragraph's line.
 func htmlBlockStart(line string, para bool) int {
-	for kind, re := range htmlBlockStarts {
+	for kind, re := range htmlBlockStarts() {
 		if re != nil && (kind != 7 || !para) && re.MatchString(line) {
 			return kind
 		}
@@ -216,7 +229,7 @@ func (h *hiddenSpans) htmlBlock(n int, line string) bool {
 		h.html, h.para = 0, false
 		return false
 	}
-	if h.html < len(htmlBlockEnds) && htmlBlockEnds[h.html] != nil && htmlBlockEnds[h.html].MatchString(line) {
+	if ends := htmlBlockEnds(); h.html < len(ends) && ends[h.html] != nil && ends[h.html].MatchString(line) {
 		h.html = 0
 	}
 	h.para = false
@@ -391,7 +404,7 @@ func findTags(p string) []foundTag {
 	var rest []byte
 	var bear [][]int
 	if strings.Count(p, "#") >= 2 { // a tag's "#" and its closing one
-		bear = bearTag.FindAllStringSubmatchIndex(p, -1)
+		bear = bearTag().FindAllStringSubmatchIndex(p, -1)
 	}
 	for _, m := range bear {
 		words := strings.Fields(p[m[2]:m[3]])
@@ -411,6 +424,7 @@ func findTags(p string) []foundTag {
 	if rest != nil {
 		text = string(rest)
 	}
+	after := inlineTagAfter()
 	for _, m := range inlineTagIndex(text) {
 		for {
 			var tag string
@@ -429,7 +443,7 @@ func findTags(p string) []foundTag {
 			if end >= len(text) || text[end] != '#' {
 				break
 			}
-			if m = inlineTagAfter.FindStringSubmatchIndex(text[end:]); m == nil {
+			if m = after.FindStringSubmatchIndex(text[end:]); m == nil {
 				break
 			}
 			for k := range m {

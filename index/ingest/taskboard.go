@@ -49,7 +49,7 @@ func laneKey(h string) string {
 	// Composed first: a lane written in decomposed Hangul (완료 as jamo,
 	// as text pasted from a macOS file name is) names its state too.
 	h = norm.NFC.String(h)
-	if headingDate.MatchString(h) {
+	if headingDate().MatchString(h) {
 		return ""
 	}
 	words := strings.FieldsFunc(strings.ToLower(h), func(r rune) bool { return !unicode.IsLetter(r) })
