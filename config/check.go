@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -59,13 +60,15 @@ func notUTF8(data []byte) (line int, b byte) {
 // parserError matches the errors of the YAML parser (not its scanner)
 // that name a line: the parser numbers it from 0, and the reader's
 // message does not add the 1 it adds to the scanner's.
-var parserError = regexp.MustCompile(`yaml: line (\d+): (did not find expected (node content|key|'-' indicator|',' or '\]'|',' or '\}'|<document start>))`)
+var parserError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`yaml: line (\d+): (did not find expected (node content|key|'-' indicator|',' or '\]'|',' or '\}'|<document start>))`)
+})
 
 // parserLine returns err with the line of a YAML parser error counted
 // from 1, as an editor and the scanner's errors count it: "bind: [::1]"
 // on line 2 was reported on line 1.
 func parserLine(err error) error {
-	m := parserError.FindStringSubmatchIndex(err.Error())
+	m := parserError().FindStringSubmatchIndex(err.Error())
 	if m == nil {
 		return err
 	}
@@ -78,7 +81,7 @@ func parserLine(err error) error {
 }
 
 // yamlLine matches the line a YAML error names.
-var yamlLine = regexp.MustCompile(`yaml: line \d+: `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`yaml: line \d+: `) })
 
 // atLine returns the YAML reader's error about a tab ("found a tab
 // character that violates indentation") naming line, the tab's, where the
@@ -86,7 +89,7 @@ var yamlLine = regexp.MustCompile(`yaml: line \d+: `)
 // returned as it is.
 func atLine(err error, line int) error {
 	msg := err.Error()
-	loc := yamlLine.FindStringIndex(msg)
+	loc := yamlLine().FindStringIndex(msg)
 	if loc == nil || !strings.Contains(msg, "tab character") {
 		return err
 	}
@@ -95,14 +98,14 @@ func atLine(err error, line int) error {
 
 // unknownAnchor matches the YAML reader's error about an alias to an
 // anchor it has not met, which names no line.
-var unknownAnchor = regexp.MustCompile(`yaml: (unknown anchor '([^']*)' referenced)`)
+var unknownAnchor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`yaml: (unknown anchor '([^']*)' referenced)`) })
 
 // anchorLine returns the YAML reader's error about an unknown anchor
 // naming the line of the first alias to it in data; any other error is
 // returned as it is.
 func anchorLine(err error, data []byte) error {
 	msg := err.Error()
-	m := unknownAnchor.FindStringSubmatchIndex(msg)
+	m := unknownAnchor().FindStringSubmatchIndex(msg)
 	if m == nil {
 		return err
 	}
@@ -252,7 +255,7 @@ func setLines(path string, data []byte, err error) {
 }
 
 // fieldPart matches one step of a field path: a key, or [i] in a list.
-var fieldPart = regexp.MustCompile(`[^.\[\]]+|\[(\d+)\]`)
+var fieldPart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^.\[\]]+|\[(\d+)\]`) })
 
 // lineOf returns the line of field ("server.port", "sources[1].kind") in
 // doc: of its key, or of the deepest part of the path the document holds
@@ -264,7 +267,7 @@ func lineOf(doc *yamlv3.Node, field string) int {
 	if node.Kind == yamlv3.DocumentNode && len(node.Content) > 0 {
 		node = node.Content[0]
 	}
-	for _, m := range fieldPart.FindAllStringSubmatch(field, -1) {
+	for _, m := range fieldPart().FindAllStringSubmatch(field, -1) {
 		if node.Kind == yamlv3.AliasNode && node.Alias != nil {
 			node = node.Alias
 		}
@@ -292,7 +295,7 @@ func lineOf(doc *yamlv3.Node, field string) int {
 }
 
 // envVarRef matches $NAME and ${NAME}.
-var envVarRef = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
+var envVarRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$(\{|[A-Za-z_])`) })
 
 // notExpanded says why path, as written in a source, would not be the
 // folder meant, or returns "": only ~ and ~/ are expanded. $HOME/notes
@@ -302,7 +305,7 @@ var envVarRef = regexp.MustCompile(`\$(\{|[A-Za-z_])`)
 // the shell the operator tried the path in.
 func notExpanded(path string) string {
 	switch {
-	case envVarRef.MatchString(path):
+	case envVarRef().MatchString(path):
 		return "environment variables are not expanded in paths: write ~/... for your home folder, or the absolute path"
 	case strings.HasPrefix(path, "~") && path != "~" && !strings.HasPrefix(path, "~/"):
 		return "~NAME (a user's home folder) is not expanded: write ~/... for your own, or the absolute path"
@@ -698,15 +701,16 @@ func dottedKeys(data []byte) []*FieldError {
 
 // hostInBrackets matches a host written as an IPv6 address in brackets,
 // unquoted: host: [::1].
-var hostInBrackets = regexp.MustCompile(`^\s+host:\s*\[[^\]]*:`)
+var hostInBrackets = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+host:\s*\[[^\]]*:`) })
 
 // bracketedHost returns the line of data where a host is written as an
 // IPv6 address in brackets without quotes, or 0. YAML reads "[" there
 // as the start of a list, and "::1" is no list item: the parser says
 // "did not find expected node content".
 func bracketedHost(data []byte) int {
+	host := hostInBrackets()
 	for i, line := range bytes.Split(data, []byte("\n")) {
-		if hostInBrackets.Match(line) {
+		if host.Match(line) {
 			return i + 1
 		}
 	}
@@ -795,7 +799,7 @@ func octalInts(data []byte) []*FieldError {
 }
 
 // sourceField matches the field of a source: sources[0].authorityRank.
-var sourceField = regexp.MustCompile(`^sources\[\d+\]\.(\w+)$`)
+var sourceField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sources\[\d+\]\.(\w+)$`) })
 
 // numberField reports whether field (a dotted key, or a source's) takes
 // a number, not text.
@@ -804,7 +808,7 @@ func numberField(field string) bool {
 	case int, float64:
 		return true
 	}
-	m := sourceField.FindStringSubmatch(field)
+	m := sourceField().FindStringSubmatch(field)
 	if m == nil {
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -60,7 +61,7 @@ func (c Config) validate(fromEnv map[string]string) error {
 	default:
 		bad("embedding.provider", c.Embedding.Provider, "must be builtin or openai")
 	}
-	if k := c.Embedding.APIKeyEnv; k != "" && !envName.MatchString(k) {
+	if k := c.Embedding.APIKeyEnv; k != "" && !envName().MatchString(k) {
 		// Not shown: what is there instead of a name is most likely the
 		// key itself.
 		bad("embedding.apiKeyEnv", "", "must be the name of an environment variable (letters, digits and _, not first a digit) that holds the API key, not the key itself: export the key as, say, OPENAI_API_KEY and write that name here")
@@ -157,7 +158,7 @@ func (c Config) validate(fromEnv map[string]string) error {
 
 // envName matches the name of an environment variable, as a shell
 // writes one.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // IsLoopbackHost reports whether host names the loopback interface:
 // "localhost" (any case), an IPv4 literal in 127.0.0.0/8, or ::1 (bracketed

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -201,7 +202,7 @@ type TurnRecord struct {
 	Session string `json:"session"`
 }
 
-var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
+var sessionKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^session_(\d+)$`) })
 
 // locomoDate is the layout of LoCoMo's session_N_date_time.
 const locomoDate = "3:04 pm on 2 January, 2006"
@@ -260,6 +261,7 @@ func loadLoCoMo(path string) ([]TurnRecord, []Question, LoCoMoCounts, error) {
 	var qs []Question
 	withoutEvidence := 0
 	ids := map[string]bool{}
+	session := sessionKey()
 	for i, s := range samples {
 		if s.SampleID == "" {
 			return nil, nil, LoCoMoCounts{}, fmt.Errorf("%s: sample %d has no sample_id", path, i+1)
@@ -267,7 +269,7 @@ func loadLoCoMo(path string) ([]TurnRecord, []Question, LoCoMoCounts, error) {
 		var sessions []int
 		keys := map[int]string{}
 		for k := range s.Conversation {
-			if m := sessionKey.FindStringSubmatch(k); m != nil {
+			if m := session.FindStringSubmatch(k); m != nil {
 				n, _ := strconv.Atoi(m[1]) // the pattern matched digits
 				sessions = append(sessions, n)
 				keys[n] = k

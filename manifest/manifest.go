@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -229,12 +230,12 @@ func OlderSchema(b []byte, what string) error {
 	return nil
 }
 
-var runIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
+var runIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`) })
 
 // ValidRunID reports whether id has the run id shape
 // (YYYYMMDDTHHMMSSZ-8hex). Run ids are also directory names, so nothing
 // else is accepted.
-func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
+func ValidRunID(id string) bool { return runIDPattern().MatchString(id) }
 
 // NewRunID returns a fresh run id for time t. The first three hex digits
 // of the suffix are t's milliseconds and the other five are random, so run

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -18,7 +19,9 @@ import (
 // (conflicted copy 2026-12-01 101010)", ownCloud's
 // "_conflict-20261201-101010", and the " (1)" Google Drive and Windows
 // add to a second file of one name.
-var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?|_conflict-\d{8}-\d{6}| \((?:[^()]*conflicted copy|case conflict|unicode encoding conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
+var conflictCopy = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-z0-9]{7})?|_conflict-\d{8}-\d{6}| \((?:[^()]*conflicted copy|case conflict|unicode encoding conflict)[^()]*(?:\(\d+\)[^()]*)?\)| \(\d+\))$`)
+})
 
 // ConflictCopyOf returns the name, less its extension, of the file
 // whose sync service's conflict copy the file named base is (see
@@ -26,7 +29,7 @@ var conflictCopy = regexp.MustCompile(`(?i)(?:\.sync-conflict-\d{8}-\d{6}(?:-[a-
 // "board.sync-conflict-20261201-101010-ABCDEFG.md".
 func ConflictCopyOf(base string) (string, bool) {
 	stem := strings.TrimSuffix(base, path.Ext(base))
-	loc := conflictCopy.FindStringIndex(stem)
+	loc := conflictCopy().FindStringIndex(stem)
 	if loc == nil {
 		return stem, false
 	}

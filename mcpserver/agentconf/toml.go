@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -37,7 +38,7 @@ func parseTOML(src []byte) (map[string]any, error) {
 // tomlFound is the text the TOML parser quotes where it expected a
 // value: the start of the value, often a secret written without its
 // quotes (TOKEN = ghp_...).
-var tomlFound = regexp.MustCompile(`found "[^"]*"`)
+var tomlFound = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`found "[^"]*"`) })
 
 // decodeTOML is toml.Decode whose syntax errors name the line and the
 // last key but not the text where a value belongs: the error is printed
@@ -46,7 +47,7 @@ func decodeTOML(src []byte, v any) (toml.MetaData, error) {
 	md, err := toml.Decode(string(src), v)
 	var perr toml.ParseError
 	if errors.As(err, &perr) {
-		return md, fmt.Errorf("toml: line %d (last key %q): %s", perr.Position.Line, perr.LastKey, tomlFound.ReplaceAllString(perr.Message, "found unquoted text"))
+		return md, fmt.Errorf("toml: line %d (last key %q): %s", perr.Position.Line, perr.LastKey, tomlFound().ReplaceAllString(perr.Message, "found unquoted text"))
 	}
 	return md, err
 }
@@ -182,10 +183,10 @@ func renderTOMLBlock(keys []string, name string, e Entry, nl string) string {
 	return b.String()
 }
 
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var bareKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 func tomlKey(k string) string {
-	if bareKey.MatchString(k) {
+	if bareKey().MatchString(k) {
 		return k
 	}
 	return quoteJSON(k)

@@ -145,7 +145,7 @@ func yamlSettings(src []byte, keys []string, name string) (orderedMap, error) {
 }
 
 func yamlKey(k string) string {
-	if bareKey.MatchString(k) {
+	if bareKey().MatchString(k) {
 		return k
 	}
 	return quoteJSON(k)
