@@ -53,7 +53,10 @@ var placeholder = strings.Repeat("0", 64)
 //go:embed SKILL.md.tmpl
 var templateText string
 
-var tmpl = template.Must(template.New(FileName).Option("missingkey=error").Parse(templateText))
+// tmpl is templateText parsed, on the first render.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New(FileName).Option("missingkey=error").Parse(templateText))
+})
 
 // markerRE matches the managed marker. Only the first match counts.
 var markerRE = sync.OnceValue(func() *regexp.Regexp {
@@ -90,8 +93,10 @@ func render(installedFor, home, facade string) []byte {
 // renderVersion renders text (a template like SKILL.md.tmpl) as version.
 // Tests use it to build older and newer managed files.
 func renderVersion(text string, version int, installedFor, home, facade string) []byte {
-	t := tmpl
-	if text != templateText {
+	var t *template.Template
+	if text == templateText {
+		t = tmpl()
+	} else {
 		t = template.Must(template.New(FileName).Option("missingkey=error").Parse(text))
 	}
 	data := struct {

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode/utf8"
 )
@@ -69,9 +70,12 @@ import (
 //go:embed launchagent.plist.tmpl
 var plistTemplate string
 
-var plistTmpl = template.Must(template.New("launchagent.plist").
-	Funcs(template.FuncMap{"xml": xmlEscape}).
-	Parse(plistTemplate))
+// plistTmpl is plistTemplate parsed, on the first plist rendered.
+var plistTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("launchagent.plist").
+		Funcs(template.FuncMap{"xml": xmlEscape}).
+		Parse(plistTemplate))
+})
 
 // Job is what the LaunchAgent plist says about novad. Every field is
 // required except Args.
@@ -118,7 +122,7 @@ func RenderPlist(j Job) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	err := plistTmpl.Execute(&b, struct {
+	err := plistTmpl().Execute(&b, struct {
 		Job
 		StdoutPath, StderrPath string
 	}{j, j.StdoutPath(), j.StderrPath()})
