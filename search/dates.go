@@ -249,7 +249,7 @@ var dateRules = sync.OnceValue(func() []dateRule {
 		// Holidays (holidays.go): 国庆节, 2023年元旦, Christmas 2023, last
 		// Halloween. First, so that 十一黄金周 or 五一 is no number to a
 		// later rule.
-		{need: needHoliday, re: holidayRe(), resolve: resolveHoliday},
+		{need: needHoliday(), re: holidayRe(), resolve: resolveHoliday},
 		// 2026-W10, 2026w10: an ISO week as ISO 8601 and weekly notes write
 		// it.
 		{need: needDigit, re: regexp.MustCompile(`\b(\d{4})-?w(\d{2})\b`), resolve: func(m []string, now time.Time) (time.Time, time.Time, bool, bool) {

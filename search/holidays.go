@@ -21,49 +21,51 @@ type holiday struct {
 
 // holidays maps each name the query may use (normalised: lower case,
 // simplified Chinese, straight apostrophes) to its holiday.
-var holidays = map[string]holiday{
-	"new year's day":       on(1, 1),
-	"new years day":        on(1, 1),
-	"new year's eve":       on(12, 31),
-	"valentine's day":      on(2, 14),
-	"valentines day":       on(2, 14),
-	"valentine's":          on(2, 14),
-	"halloween":            on(10, 31),
-	"christmas eve":        on(12, 24),
-	"christmas day":        on(12, 25),
-	"christmas":            on(12, 25),
-	"xmas":                 on(12, 25),
-	"independence day":     on(7, 4),
-	"the fourth of july":   on(7, 4),
-	"fourth of july":       on(7, 4),
-	"thanksgiving":         {days: 1, date: thanksgiving},
-	"元旦":                   on(1, 1),
-	"情人节":                  on(2, 14),
-	"妇女节":                  on(3, 8),
-	"三八节":                  on(3, 8),
-	"劳动节":                  mayDay,
-	"五一":                   mayDay,
-	"儿童节":                  on(6, 1),
-	"国庆":                   nationalDay,
-	"十一黄金周":                nationalDay,
-	"十一长假":                 nationalDay,
-	"十一假期":                 nationalDay,
-	"圣诞":                   on(12, 25),
-	"春节":                   springFestival,
-	"过年":                   springFestival,
-	"除夕":                   lunar(0, -1, 1),
-	"大年三十":                 lunar(0, -1, 1),
-	"大年初一":                 lunar(0, 0, 1),
-	"端午":                   lunar(1, 0, 1),
-	"中秋":                   lunar(2, 0, 1),
-	"元宵":                   lunar(0, 14, 1),
-	"清明":                   {days: 1, date: qingming},
-	"chinese new year":     springFestival,
-	"lunar new year":       springFestival,
-	"dragon boat festival": lunar(1, 0, 1),
-	"mid-autumn festival":  lunar(2, 0, 1),
-	"平安夜":                  on(12, 24),
-}
+var holidays = sync.OnceValue(func() map[string]holiday {
+	return map[string]holiday{
+		"new year's day":       on(1, 1),
+		"new years day":        on(1, 1),
+		"new year's eve":       on(12, 31),
+		"valentine's day":      on(2, 14),
+		"valentines day":       on(2, 14),
+		"valentine's":          on(2, 14),
+		"halloween":            on(10, 31),
+		"christmas eve":        on(12, 24),
+		"christmas day":        on(12, 25),
+		"christmas":            on(12, 25),
+		"xmas":                 on(12, 25),
+		"independence day":     on(7, 4),
+		"the fourth of july":   on(7, 4),
+		"fourth of july":       on(7, 4),
+		"thanksgiving":         {days: 1, date: thanksgiving},
+		"元旦":                   on(1, 1),
+		"情人节":                  on(2, 14),
+		"妇女节":                  on(3, 8),
+		"三八节":                  on(3, 8),
+		"劳动节":                  mayDay,
+		"五一":                   mayDay,
+		"儿童节":                  on(6, 1),
+		"国庆":                   nationalDay,
+		"十一黄金周":                nationalDay,
+		"十一长假":                 nationalDay,
+		"十一假期":                 nationalDay,
+		"圣诞":                   on(12, 25),
+		"春节":                   springFestival,
+		"过年":                   springFestival,
+		"除夕":                   lunar(0, -1, 1),
+		"大年三十":                 lunar(0, -1, 1),
+		"大年初一":                 lunar(0, 0, 1),
+		"端午":                   lunar(1, 0, 1),
+		"中秋":                   lunar(2, 0, 1),
+		"元宵":                   lunar(0, 14, 1),
+		"清明":                   {days: 1, date: qingming},
+		"chinese new year":     springFestival,
+		"lunar new year":       springFestival,
+		"dragon boat festival": lunar(1, 0, 1),
+		"mid-autumn festival":  lunar(2, 0, 1),
+		"平安夜":                  on(12, 24),
+	}
+})
 
 // The holidays of China's May Day (1-5 May) and National Day (1-7
 // October) weeks.
@@ -119,7 +121,7 @@ func qingming(y int, loc *time.Location) (time.Time, bool) {
 // not read as "christmas".
 var holidayRe = sync.OnceValue(func() *regexp.Regexp {
 	var en, zh []string
-	for name := range holidays {
+	for name := range holidays() {
 		if name[0] < 0x80 {
 			// Normalize leaves a typographic apostrophe as it is.
 			en = append(en, strings.ReplaceAll(regexp.QuoteMeta(name), "'", "['\u2019]"))
@@ -144,14 +146,14 @@ var holidayRe = sync.OnceValue(func() *regexp.Regexp {
 
 // needHoliday: every name holidayRe matches contains the part of a
 // holiday's name before any apostrophe (which the query may write ’).
-var needHoliday = func() func(dateCues) bool {
+var needHoliday = sync.OnceValue(func() func(dateCues) bool {
 	var parts []string
-	for name := range holidays {
+	for name := range holidays() {
 		before, _, _ := strings.Cut(name, "'")
 		parts = append(parts, before)
 	}
 	return needWord(parts...)
-}()
+})
 
 // resolveHoliday resolves a holidayRe match: in the year named, else the
 // latest that has begun by today (as a month without a year is), or the
@@ -163,7 +165,7 @@ func resolveHoliday(m []string, now time.Time) (time.Time, time.Time, bool, bool
 		name, year = m[6], m[4]
 		rel = map[string]string{"前年": "-2", "去年": "-1", "今年": "this", "明年": "next"}[m[5]]
 	}
-	h, ok := holidays[strings.ReplaceAll(name, "\u2019", "'")]
+	h, ok := holidays()[strings.ReplaceAll(name, "\u2019", "'")]
 	if !ok {
 		return time.Time{}, time.Time{}, false, false
 	}

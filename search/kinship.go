@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/nova-recall/nova/lexical"
 )
@@ -36,7 +37,7 @@ var kinNames = [][]string{
 var kinOnlyFound = map[string]bool{"nan": true}
 
 // kinOf maps each word of kinNames to the other words of its group.
-var kinOf = func() map[string][]string {
+var kinOf = sync.OnceValue(func() map[string][]string {
 	m := map[string][]string{}
 	for _, g := range kinNames {
 		for _, w := range g {
@@ -46,7 +47,7 @@ var kinOf = func() map[string][]string {
 		}
 	}
 	return m
-}()
+})
 
 // kinWords adds to r, when the lever is on, the other names of the family
 // members query names, each searched as the word itself (kinshipWeight),
@@ -58,9 +59,10 @@ func (e *Engine) kinWords(query string, glosses []string, r relatedWords) relate
 		return r
 	}
 	var own, glossed []string
+	kin := kinOf()
 	add := func(words []string, to *[]string) {
 		for _, w := range words {
-			for _, k := range kinOf[w] {
+			for _, k := range kin[w] {
 				t := e.analyzer.Terms(k)
 				if len(t) == 1 && !slices.Contains(own, t[0]) && !slices.Contains(glossed, t[0]) {
 					*to = append(*to, t[0])

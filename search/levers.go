@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -133,8 +134,9 @@ func (e *Engine) relatedWords(query string) relatedWords {
 		shown = append(shown, w)
 	}
 	var short []string
+	abbrs := abbreviations()
 	for _, w := range lexical.Words(lexical.Normalize(query)) {
-		for _, a := range abbreviations[w] {
+		for _, a := range abbrs[w] {
 			t := e.analyzer.Terms(a) // "database" is searched as "databas"
 			if len(t) == 1 && len(short) < maxGlossTerms && !slices.Contains(short, t[0]) {
 				short = append(short, t[0])
@@ -156,7 +158,7 @@ func (e *Engine) relatedWords(query string) relatedWords {
 // it (identifiers split at _ . - and case changes). Only forms that are
 // rarely anything else: "doc", "var" and "app" are words of their own.
 // Searched as the word itself (abbreviationWeight), each only once.
-var abbreviations = func() map[string][]string {
+var abbreviations = sync.OnceValue(func() map[string][]string {
 	pairs := [][2]string{
 		{"database", "db"}, {"databases", "db"},
 		{"environment", "env"}, {"environments", "env"},
@@ -188,7 +190,7 @@ var abbreviations = func() map[string][]string {
 		}
 	}
 	return m
-}()
+})
 
 func (e *Engine) on(lever string) bool { return !e.cfg.Off[lever] }
 
