@@ -72,6 +72,8 @@ type Record struct {
 // options and i, so a corpus of a million records never has to be held in
 // memory, and the query generator can look at any record again.
 type Corpus struct {
+	*vocabulary // the word lists (vocab)
+
 	opts      CorpusOptions
 	starts    []int // first record of each session, plus len sentinel
 	symbols   []string
@@ -111,15 +113,17 @@ func NewCorpus(opts CorpusOptions) *Corpus {
 		opts.Days = 540
 	}
 	opts.ChineseShare = math.Max(0, math.Min(1, opts.ChineseShare))
+	v := vocab()
 	c := &Corpus{
-		opts:      opts,
-		funcZ:     newZipf(len(functionWords), 1.0),
-		genZ:      newZipf(len(generalWords), 1.05),
-		symZ:      newZipf(numSymbols, 1.0),
-		chZ:       newZipf(len(chineseWords), 1.0),
-		projZ:     newZipf(len(projects), 1.1),
-		agentZ:    newZipf(len(agents), 1.2),
-		spanStart: opts.Start.UTC(),
+		vocabulary: v,
+		opts:       opts,
+		funcZ:      newZipf(len(v.functionWords), 1.0),
+		genZ:       newZipf(len(v.generalWords), 1.05),
+		symZ:       newZipf(numSymbols, 1.0),
+		chZ:        newZipf(len(v.chineseWords), 1.0),
+		projZ:      newZipf(len(v.projects), 1.1),
+		agentZ:     newZipf(len(v.agents), 1.2),
+		spanStart:  opts.Start.UTC(),
 	}
 	// Sessions: consecutive turns, 2 to 40 of them, about 12 on average.
 	r := c.rng(0xa11ce, 0)
@@ -129,31 +133,31 @@ func NewCorpus(opts CorpusOptions) *Corpus {
 		n += min(40, max(2, l))
 	}
 	c.starts = append(c.starts, opts.Records)
-	for _, t := range topics {
+	for _, t := range c.topics {
 		c.topicZ = append(c.topicZ, newZipf(len(t), 0.8))
 	}
-	c.symbols = makeSymbols(c.rng(0x5e3b01, 0))
+	c.symbols = makeSymbols(c.rng(0x5e3b01, 0), v)
 	c.wordProb = map[string]float64{}
 	c.vocab = map[string]bool{}
 	add := func(w string, p float64) {
 		c.wordProb[strings.ToLower(w)] += p
 		c.vocab[strings.ToLower(w)] = true
 	}
-	for i, w := range functionWords {
+	for i, w := range c.functionWords {
 		add(w, pFunction*c.funcZ.p(i))
 	}
-	for ti, t := range topics {
+	for ti, t := range c.topics {
 		for i, w := range t {
-			add(w, pTopic/float64(len(topics))*c.topicZ[ti].p(i))
+			add(w, pTopic/float64(len(c.topics))*c.topicZ[ti].p(i))
 		}
 	}
-	for i, w := range generalWords {
+	for i, w := range c.generalWords {
 		add(w, pGeneral*c.genZ.p(i))
 	}
 	for i, w := range c.symbols {
 		add(w, pSymbol*c.symZ.p(i))
 	}
-	for i, w := range chineseWords {
+	for i, w := range c.chineseWords {
 		add(w, c.chZ.p(i))
 	}
 	return c
@@ -189,13 +193,13 @@ func (c *Corpus) session(s int) session {
 	r := c.rng(0x5e55, uint64(s))
 	ss := session{
 		id:      fmt.Sprintf("sess-%06d", s),
-		project: projects[c.projZ.draw(r)],
-		agent:   agents[c.agentZ.draw(r)],
-		topic:   r.IntN(len(topics)),
+		project: c.projects[c.projZ.draw(r)],
+		agent:   c.agents[c.agentZ.draw(r)],
+		topic:   r.IntN(len(c.topics)),
 		topic2:  -1,
 	}
 	if r.Float64() < 0.3 {
-		ss.topic2 = r.IntN(len(topics))
+		ss.topic2 = r.IntN(len(c.topics))
 	}
 	ss.chinese = r.Float64() < c.opts.ChineseShare
 	n := c.Sessions()
@@ -205,7 +209,7 @@ func (c *Corpus) session(s int) session {
 	}
 	ss.start = c.spanStart.AddDate(0, 0, day).Add(time.Duration(7+r.IntN(16))*time.Hour + time.Duration(r.IntN(60))*time.Minute)
 	ss.entities = []string{
-		fmt.Sprintf("%s-%d", ticketPrefixes[r.IntN(len(ticketPrefixes))], 1+r.IntN(9999)),
+		fmt.Sprintf("%s-%d", c.ticketPrefixes[r.IntN(len(c.ticketPrefixes))], 1+r.IntN(9999)),
 		c.fileName(r, ss.topic),
 		"port " + strconv.Itoa(c.port(r)),
 	}
@@ -213,12 +217,12 @@ func (c *Corpus) session(s int) session {
 }
 
 func (c *Corpus) fileName(r *rand.Rand, topic int) string {
-	t := topics[topic]
+	t := c.topics[topic]
 	name := strings.ReplaceAll(t[r.IntN(len(t))], "-", "_")
 	if r.Float64() < 0.4 {
-		name += "_" + strings.ReplaceAll(generalWords[c.genZ.draw(r)], "-", "_")
+		name += "_" + strings.ReplaceAll(c.generalWords[c.genZ.draw(r)], "-", "_")
 	}
-	return fileDirs[r.IntN(len(fileDirs))] + "/" + name + fileExts[r.IntN(len(fileExts))]
+	return c.fileDirs[r.IntN(len(c.fileDirs))] + "/" + name + c.fileExts[r.IntN(len(c.fileExts))]
 }
 
 func (c *Corpus) port(r *rand.Rand) int {
@@ -259,7 +263,7 @@ func (c *Corpus) record(i int) genRecord {
 		g.Role = "assistant"
 	}
 	g.Date = ss.start.Add(time.Duration(turn*4+r.IntN(4))*time.Minute + time.Duration(r.IntN(60))*time.Second).Format(time.RFC3339)
-	for _, t := range tagWords {
+	for _, t := range c.tagWords {
 		if r.Float64() < 0.06 {
 			g.Tags = append(g.Tags, t)
 		}
@@ -280,7 +284,7 @@ func (c *Corpus) record(i int) genRecord {
 		inserts = append(inserts, []string{"commit " + h, h, "at " + h}[r.IntN(3)])
 	}
 	if r.Float64() < 0.15 {
-		t := fmt.Sprintf("%s-%d", ticketPrefixes[r.IntN(len(ticketPrefixes))], 10000+r.IntN(90000))
+		t := fmt.Sprintf("%s-%d", c.ticketPrefixes[r.IntN(len(c.ticketPrefixes))], 10000+r.IntN(90000))
 		g.rareIDs = append(g.rareIDs, t)
 		inserts = append(inserts, t)
 	}
@@ -308,7 +312,7 @@ func (c *Corpus) record(i int) genRecord {
 		if ss.topic2 >= 0 && r.Float64() < 0.3 {
 			t = ss.topic2
 		}
-		return topics[t][c.topicZ[t].draw(r)]
+		return c.topics[t][c.topicZ[t].draw(r)]
 	}
 	var b strings.Builder
 	runes := 0
@@ -339,11 +343,11 @@ func (c *Corpus) englishSentence(r *rand.Rand, role string, inserts *[]string, w
 	for k := 0; k < n; k++ {
 		switch x := r.Float64(); {
 		case x < pFunction:
-			words = append(words, functionWords[c.funcZ.draw(r)])
+			words = append(words, c.functionWords[c.funcZ.draw(r)])
 		case x < pFunction+pTopic:
 			words = append(words, content(topicWord()))
 		case x < pFunction+pTopic+pGeneral:
-			words = append(words, content(generalWords[c.genZ.draw(r)]))
+			words = append(words, content(c.generalWords[c.genZ.draw(r)]))
 		default:
 			words = append(words, content(c.symbols[c.symZ.draw(r)]))
 		}
@@ -376,7 +380,7 @@ func (c *Corpus) chineseSentence(r *rand.Rand, inserts *[]string, write func(str
 		x := r.Float64()
 		switch {
 		case x < 0.82:
-			b.WriteString(content(chineseWords[c.chZ.draw(r)]))
+			b.WriteString(content(c.chineseWords[c.chZ.draw(r)]))
 		case x < 0.94:
 			b.WriteString(" " + content(topicWord()) + " ")
 		default:
@@ -466,12 +470,12 @@ func (c *countWriter) Write(p []byte) (int, error) {
 
 // makeSymbols synthesizes code symbols from the vocabulary: camelCase,
 // snake_case, PascalCase and kebab-case joins of two or three words.
-func makeSymbols(r *rand.Rand) []string {
+func makeSymbols(r *rand.Rand, v *vocabulary) []string {
 	var pool []string
-	for _, t := range topics {
+	for _, t := range v.topics {
 		pool = append(pool, t...)
 	}
-	pool = append(pool, generalWords...)
+	pool = append(pool, v.generalWords...)
 	clean := pool[:0]
 	for _, w := range pool {
 		if !strings.Contains(w, "-") {

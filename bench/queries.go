@@ -134,7 +134,7 @@ func (c *Corpus) makeQuery(kind string, i int, r *rand.Rand) (Query, bool) {
 			have[w] = true
 		}
 		var co []string
-		for _, w := range topics[g.topic] {
+		for _, w := range c.topics[g.topic] {
 			if !have[w] {
 				co = append(co, w)
 			}

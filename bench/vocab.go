@@ -1,6 +1,9 @@
 package bench
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // The generator's vocabulary. Function words make the Zipf head of every
 // sentence; topic words give sessions a subject (and give the semantic
@@ -8,7 +11,7 @@ import "strings"
 // and synthesized code symbols make the long tail.
 
 // functionWords are frequent English words, most frequent first.
-var functionWords = strings.Fields(`
+const functionWordsText = `
 the to a and of it in is we that this for on with be i you not as was but are
 have so if at can from or by an will just now then there when what all one do
 should which after before still also because into out up again about need looks
@@ -16,45 +19,45 @@ let me us our its more than only some no yes ok think see get got make sure here
 same other new first last back why how they them it's don't doesn't can't i'll
 we'll let's would could might been were has had did does done going want try
 tried run ran use used check checked looks like seems maybe probably right
-`)
+`
 
-// topics are groups of words that co-occur: a session is about one topic
+// topicTexts are groups of words that co-occur: a session is about one topic
 // (sometimes two), and its turns draw their content words from it.
-var topics = [][]string{
-	strings.Fields(`database postgres migration schema table column index query transaction rollback replica vacuum deadlock foreign constraint primary sequence pgbouncer connection pool`),
-	strings.Fields(`cache redis eviction ttl invalidation stale warm hit miss memcached key expiry write-through lru shard cluster hotkey serialization`),
-	strings.Fields(`deploy release rollout canary staging production pipeline artifact helm chart kubernetes pod replica namespace ingress manifest kubectl cluster node`),
-	strings.Fields(`auth login token session cookie oauth refresh jwt permission role scope password hash bcrypt csrf cors header middleware`),
-	strings.Fields(`test unit integration fixture mock assertion flaky coverage snapshot golden table-driven benchmark race detector ci runner harness regression`),
-	strings.Fields(`build compiler linker module dependency vendor toolchain makefile target binary flag version semver lockfile upgrade checksum reproducible cgo`),
-	strings.Fields(`network socket port loopback tcp udp dns resolver latency timeout retry backoff proxy tls certificate handshake keepalive firewall packet`),
-	strings.Fields(`logging log level structured json slog trace span metric counter histogram gauge dashboard alert grafana prometheus exporter sampling`),
-	strings.Fields(`frontend react component state props hook render css layout button modal form input validation browser bundle webpack vite typescript`),
-	strings.Fields(`api endpoint route handler request response status payload schema contract versioning pagination rate limit quota client sdk openapi`),
-	strings.Fields(`queue worker job kafka consumer producer topic partition offset backlog dead-letter retry idempotent ack batch throughput scheduler cron`),
-	strings.Fields(`memory leak heap allocation garbage collector profile pprof goroutine thread stack cpu flamegraph hot path spike oom rss gc`),
-	strings.Fields(`search index ranking bm25 embedding vector recall precision query tokenizer stemmer synonym rerank fusion relevance corpus chunk snippet`),
-	strings.Fields(`storage disk file directory path permission fsync rename atomic backup restore snapshot volume mount quota inode compaction checksum`),
-	strings.Fields(`config setting yaml env variable default override flag toggle feature profile secret vault parameter template validation key`),
-	strings.Fields(`incident outage postmortem pager oncall escalation mitigation root cause impact timeline severity runbook customer downtime sla status`),
-	strings.Fields(`refactor cleanup rename extract interface struct method function package split duplication abstraction naming readability dead code`),
-	strings.Fields(`docs readme guide tutorial example changelog comment docstring reference diagram wiki onboarding faq install usage section`),
-	strings.Fields(`security vulnerability cve patch audit scan injection xss sanitize escape secret rotation encryption key tls policy sandbox`),
-	strings.Fields(`python pip venv poetry pytest django flask fastapi asyncio typing mypy ruff import decorator generator wheel interpreter`),
-	strings.Fields(`golang goroutine channel mutex context interface struct embed generics errgroup select defer panic recover vet gofmt module`),
-	strings.Fields(`rust cargo crate borrow lifetime trait async tokio serde clippy unsafe ownership macro enum match result option`),
-	strings.Fields(`git branch merge rebase commit diff conflict cherry-pick tag remote push pull stash bisect blame history squash hook`),
-	strings.Fields(`agent prompt model context window tool call transcript memory recall summary instruction completion token budget reasoning claude codex`),
-	strings.Fields(`data csv parquet etl transform pipeline warehouse bigquery spark dataframe aggregation join schema column partition backfill`),
-	strings.Fields(`mobile ios android app store release build simulator device push notification crash report swift kotlin gradle xcode`),
-	strings.Fields(`billing invoice payment stripe subscription plan refund charge webhook customer currency tax ledger reconciliation`),
-	strings.Fields(`email smtp notification template bounce delivery spam unsubscribe queue digest sender recipient mailbox`),
-	strings.Fields(`ui tui terminal screen keybinding bubbletea view update model cursor scroll pane theme color width`),
-	strings.Fields(`macos launchd plist service daemon systemd unit restart journal socket activation signal sighup sigterm`),
+var topicTexts = []string{
+	`database postgres migration schema table column index query transaction rollback replica vacuum deadlock foreign constraint primary sequence pgbouncer connection pool`,
+	`cache redis eviction ttl invalidation stale warm hit miss memcached key expiry write-through lru shard cluster hotkey serialization`,
+	`deploy release rollout canary staging production pipeline artifact helm chart kubernetes pod replica namespace ingress manifest kubectl cluster node`,
+	`auth login token session cookie oauth refresh jwt permission role scope password hash bcrypt csrf cors header middleware`,
+	`test unit integration fixture mock assertion flaky coverage snapshot golden table-driven benchmark race detector ci runner harness regression`,
+	`build compiler linker module dependency vendor toolchain makefile target binary flag version semver lockfile upgrade checksum reproducible cgo`,
+	`network socket port loopback tcp udp dns resolver latency timeout retry backoff proxy tls certificate handshake keepalive firewall packet`,
+	`logging log level structured json slog trace span metric counter histogram gauge dashboard alert grafana prometheus exporter sampling`,
+	`frontend react component state props hook render css layout button modal form input validation browser bundle webpack vite typescript`,
+	`api endpoint route handler request response status payload schema contract versioning pagination rate limit quota client sdk openapi`,
+	`queue worker job kafka consumer producer topic partition offset backlog dead-letter retry idempotent ack batch throughput scheduler cron`,
+	`memory leak heap allocation garbage collector profile pprof goroutine thread stack cpu flamegraph hot path spike oom rss gc`,
+	`search index ranking bm25 embedding vector recall precision query tokenizer stemmer synonym rerank fusion relevance corpus chunk snippet`,
+	`storage disk file directory path permission fsync rename atomic backup restore snapshot volume mount quota inode compaction checksum`,
+	`config setting yaml env variable default override flag toggle feature profile secret vault parameter template validation key`,
+	`incident outage postmortem pager oncall escalation mitigation root cause impact timeline severity runbook customer downtime sla status`,
+	`refactor cleanup rename extract interface struct method function package split duplication abstraction naming readability dead code`,
+	`docs readme guide tutorial example changelog comment docstring reference diagram wiki onboarding faq install usage section`,
+	`security vulnerability cve patch audit scan injection xss sanitize escape secret rotation encryption key tls policy sandbox`,
+	`python pip venv poetry pytest django flask fastapi asyncio typing mypy ruff import decorator generator wheel interpreter`,
+	`golang goroutine channel mutex context interface struct embed generics errgroup select defer panic recover vet gofmt module`,
+	`rust cargo crate borrow lifetime trait async tokio serde clippy unsafe ownership macro enum match result option`,
+	`git branch merge rebase commit diff conflict cherry-pick tag remote push pull stash bisect blame history squash hook`,
+	`agent prompt model context window tool call transcript memory recall summary instruction completion token budget reasoning claude codex`,
+	`data csv parquet etl transform pipeline warehouse bigquery spark dataframe aggregation join schema column partition backfill`,
+	`mobile ios android app store release build simulator device push notification crash report swift kotlin gradle xcode`,
+	`billing invoice payment stripe subscription plan refund charge webhook customer currency tax ledger reconciliation`,
+	`email smtp notification template bounce delivery spam unsubscribe queue digest sender recipient mailbox`,
+	`ui tui terminal screen keybinding bubbletea view update model cursor scroll pane theme color width`,
+	`macos launchd plist service daemon systemd unit restart journal socket activation signal sighup sigterm`,
 }
 
 // generalWords are technical words used across topics.
-var generalWords = strings.Fields(`
+const generalWordsText = `
 error issue bug fix change update code file function line problem case value
 result output input user server service system time data work change request
 change message report list item name type field default option support version
@@ -99,10 +102,10 @@ warning notice hint tip caveat gotcha pitfall workaround hack kludge shim polyfi
 legacy deprecated obsolete experimental preview beta alpha stable nightly canary
 benchmark measure profile sample estimate compute evaluate score rank weight
 boost penalty factor ratio share fraction percent budget quota allowance margin
-`)
+`
 
 // chineseWords are Chinese technical words, most frequent first.
-var chineseWords = strings.Fields(`
+const chineseWordsText = `
 问题 修复 错误 代码 文件 服务 配置 数据 用户 测试 部署 版本 更新 接口 日志
 数据库 缓存 索引 查询 性能 内存 网络 端口 请求 响应 超时 重试 任务 进程 线程
 构建 编译 依赖 模块 函数 参数 变量 字段 类型 结果 输出 输入 格式 编码 解析
@@ -121,24 +124,25 @@ var chineseWords = strings.Fields(`
 重构 清理 重命名 抽取 结构体 方法 包 拆分 重复 抽象 命名 可读性 死代码
 性能优化 瓶颈 基准测试 压测 并发 吞吐量 延迟分布 尾延迟 资源占用 扩容 缩容
 故障 事故 复盘 值班 升级 缓解 根因 影响 时间线 严重程度 手册 客户 停机
-`)
+`
 
 // projects are the projects sessions belong to, most frequent first.
-var projects = strings.Fields(`nova atlas harbor orbit quartz lumen cedar ember falcon glacier juniper kestrel`)
+const projectsText = `nova atlas harbor orbit quartz lumen cedar ember falcon glacier juniper kestrel`
 
 // agents are the agents that produced the transcripts, most frequent first.
-var agents = strings.Fields(`claude-code codex cursor aider`)
+const agentsText = `claude-code codex cursor aider`
 
 // tagWords are record tags.
-var tagWords = strings.Fields(`bug deploy config incident perf docs test security refactor decision lesson migration review`)
+const tagWordsText = `bug deploy config incident perf docs test security refactor decision lesson migration review`
 
 // Identifier material.
-var (
-	ticketPrefixes = strings.Fields(`NOVA OPS INFRA WEB DATA SEC`)
-	fileDirs       = strings.Fields(`src/app src/api src/db src/ui cmd/server internal/search internal/index lib pkg/cache scripts deploy/k8s web/components tests`)
-	fileExts       = strings.Fields(`.py .go .ts .tsx .rs .yaml .json .md .sql .sh`)
-	commonPorts    = []int{3036, 3037, 8080, 8000, 5432, 6379, 9090, 3000, 443, 8443, 9200, 27017, 11434, 5173}
+const (
+	ticketPrefixesText = `NOVA OPS INFRA WEB DATA SEC`
+	fileDirsText       = `src/app src/api src/db src/ui cmd/server internal/search internal/index lib pkg/cache scripts deploy/k8s web/components tests`
+	fileExtsText       = `.py .go .ts .tsx .rs .yaml .json .md .sql .sh`
 )
+
+var commonPorts = []int{3036, 3037, 8080, 8000, 5432, 6379, 9090, 3000, 443, 8443, 9200, 27017, 11434, 5173}
 
 // questionTemplates turn words into natural questions (semantic queries).
 // %s is replaced by the words.
@@ -150,3 +154,31 @@ var questionTemplates = []string{
 	"what was the conclusion on %s",
 	"remind me what happened with %s",
 }
+
+// vocabulary is the generator's word lists, each split from its text
+// (functionWordsText, topicTexts, ...) by vocab on the first corpus made:
+// not at init, which every novactl command would pay.
+type vocabulary struct {
+	functionWords, generalWords, chineseWords []string
+	topics                                    [][]string
+	projects, agents, tagWords                []string
+	ticketPrefixes, fileDirs, fileExts        []string
+}
+
+var vocab = sync.OnceValue(func() *vocabulary {
+	v := &vocabulary{
+		functionWords:  strings.Fields(functionWordsText),
+		generalWords:   strings.Fields(generalWordsText),
+		chineseWords:   strings.Fields(chineseWordsText),
+		projects:       strings.Fields(projectsText),
+		agents:         strings.Fields(agentsText),
+		tagWords:       strings.Fields(tagWordsText),
+		ticketPrefixes: strings.Fields(ticketPrefixesText),
+		fileDirs:       strings.Fields(fileDirsText),
+		fileExts:       strings.Fields(fileExtsText),
+	}
+	for _, t := range topicTexts {
+		v.topics = append(v.topics, strings.Fields(t))
+	}
+	return v
+})
