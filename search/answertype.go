@@ -79,7 +79,7 @@ func QueryAnswerType(query string) string {
 	if !mayAskAnswerType(norm) {
 		return ""
 	}
-	if m := sceneClause().FindStringSubmatchIndex(norm); m != nil && !enAuxiliaries[norm[m[2]:m[3]]] {
+	if m := sceneClause().FindStringSubmatchIndex(norm); m != nil && !enAuxiliaries()[norm[m[2]:m[3]]] {
 		norm = norm[m[1]:]
 	}
 	return cueType(norm)
@@ -95,7 +95,9 @@ var sceneClause = sync.OnceValue(func() *regexp.Regexp {
 
 // enAuxiliaries are the verbs that follow a question word in a question
 // ("when did", "where is").
-var enAuxiliaries = words("do does did is was are were am will would can could shall should may might must has have had")
+var enAuxiliaries = sync.OnceValue(func() map[string]bool {
+	return words("do does did is was are were am will would can could shall should may might must has have had")
+})
 
 // cueWords are the English words of which every English cue holds one
 // (a cue that does not is found by TestCueWords): a query with none of
@@ -209,34 +211,43 @@ const (
 )
 
 var (
-	enNumberWords = words(enNumberList)
-	enAmounts     = words("a an one few couple several half", enNumberList)
-	enUnits       = words("second seconds minute minutes min mins hour hours hr hrs day days week weeks month months year years decade decades")
-	enPlurals     = words("years months weeks days hours decades ages")
-	enUnitFillers = words("of more whole full an a")
-	enTimeWords   = words("yesterday today tonight tomorrow ago o'clock", enWeekdays, enMonths)
-	enRelative    = words("last next this past")
-	enPeriods     = words("week weekend month year summer winter spring fall autumn night morning afternoon evening", enWeekdays)
-	enMonthCue    = words("in since until by early late mid last next this")
-	enCauseWords  = words("because since")
-	enLocatives   = words("in at near from")
-	enPlaceNouns  = words("park beach lake museum library church school college university office hospital gym studio restaurant cafe café bar store shop mall market airport station mountain mountains forest home city town village countryside downtown neighborhood neighbourhood")
+	enNumberWords = sync.OnceValue(func() map[string]bool { return words(enNumberList) })
+	enAmounts     = sync.OnceValue(func() map[string]bool { return words("a an one few couple several half", enNumberList) })
+	enUnits       = sync.OnceValue(func() map[string]bool {
+		return words("second seconds minute minutes min mins hour hours hr hrs day days week weeks month months year years decade decades")
+	})
+	enPlurals     = sync.OnceValue(func() map[string]bool { return words("years months weeks days hours decades ages") })
+	enUnitFillers = sync.OnceValue(func() map[string]bool { return words("of more whole full an a") })
+	enTimeWords   = sync.OnceValue(func() map[string]bool {
+		return words("yesterday today tonight tomorrow ago o'clock", enWeekdays, enMonths)
+	})
+	enRelative = sync.OnceValue(func() map[string]bool { return words("last next this past") })
+	enPeriods  = sync.OnceValue(func() map[string]bool {
+		return words("week weekend month year summer winter spring fall autumn night morning afternoon evening", enWeekdays)
+	})
+	enMonthCue   = sync.OnceValue(func() map[string]bool { return words("in since until by early late mid last next this") })
+	enCauseWords = sync.OnceValue(func() map[string]bool { return words("because since") })
+	enLocatives  = sync.OnceValue(func() map[string]bool { return words("in at near from") })
+	enPlaceNouns = sync.OnceValue(func() map[string]bool {
+		return words("park beach lake museum library church school college university office hospital gym studio restaurant cafe café bar store shop mall market airport station mountain mountains forest home city town village countryside downtown neighborhood neighbourhood")
+	})
 )
 
 // enDuration: an amount and a unit ("3 days", "an hour", "a couple of
 // weeks", "5-year"), or "for years".
 func enDuration(ws []string) bool {
+	amounts, fillers, units, plurals := enAmounts(), enUnitFillers(), enUnits(), enPlurals()
 	for i, w := range ws {
-		if allDigits(w) || enAmounts[w] {
+		if allDigits(w) || amounts[w] {
 			j := i + 1
-			for k := 0; k < 2 && enUnitFillers[wordAt(ws, j)]; k++ {
+			for k := 0; k < 2 && fillers[wordAt(ws, j)]; k++ {
 				j++
 			}
-			if enUnits[wordAt(ws, j)] {
+			if units[wordAt(ws, j)] {
 				return true
 			}
 		}
-		if w == "for" && enPlurals[wordAt(ws, i+1)] {
+		if w == "for" && plurals[wordAt(ws, i+1)] {
 			return true
 		}
 	}
@@ -245,8 +256,9 @@ func enDuration(ws []string) bool {
 
 // enAge: "7 years old", "a 5-year-old", "turned 30", "aged 12".
 func enAge(ws []string) bool {
+	numbers := enNumberWords()
 	for i, w := range ws {
-		num := allDigits(w) && len(w) <= 3 || enNumberWords[w] || w == "one"
+		num := allDigits(w) && len(w) <= 3 || numbers[w] || w == "one"
 		next := wordAt(ws, i+1)
 		if num && (next == "year" || next == "years") && wordAt(ws, i+2) == "old" {
 			return true
@@ -263,8 +275,9 @@ func enAge(ws []string) bool {
 
 // enCount: a number in digits or words ("3", "twelve", "a dozen").
 func enCount(ws []string) bool {
+	numbers := enNumberWords()
 	for _, w := range ws {
-		if hasDigit(w) || enNumberWords[w] {
+		if hasDigit(w) || numbers[w] {
 			return true
 		}
 	}
@@ -274,14 +287,15 @@ func enCount(ws []string) bool {
 // enTime: a day, a weekday, a month, a year, a clock time or a relative
 // time ("last week", "two days ago").
 func enTime(ws []string) bool {
+	timeWords, relative, periods, monthCues := enTimeWords(), enRelative(), enPeriods(), enMonthCue()
 	for i, w := range ws {
 		next := wordAt(ws, i+1)
 		switch {
-		case enTimeWords[w]:
+		case timeWords[w]:
 			return true
-		case enRelative[w] && enPeriods[next]:
+		case relative[w] && periods[next]:
 			return true
-		case enMonthCue[w] && (next == "march" || next == "may") && !(w == "this" && next == "may" && modalAfter(wordAt(ws, i+2))):
+		case monthCues[w] && (next == "march" || next == "may") && !(w == "this" && next == "may" && modalAfter(wordAt(ws, i+2))):
 			return true
 		case len(w) == 4 && allDigits(w) && (w[:2] == "19" || w[:2] == "20"):
 			return true
@@ -299,10 +313,11 @@ func enTime(ws []string) bool {
 // enReason: a causal marker ("because", "so that", "due to", "that's
 // why").
 func enReason(ws []string) bool {
+	causes := enCauseWords()
 	for i, w := range ws {
 		next := wordAt(ws, i+1)
 		switch {
-		case enCauseWords[w]:
+		case causes[w]:
 			return true
 		case w == "so" && next == "that", w == "due" && next == "to", w == "thanks" && next == "to",
 			w == "in" && next == "order" && wordAt(ws, i+2) == "to", w == "the" && next == "reason":
@@ -317,15 +332,16 @@ func enReason(ws []string) bool {
 // enPlace: a locative and a place noun ("at the park", "in the
 // mountains").
 func enPlace(ws []string) bool {
+	locatives, places := enLocatives(), enPlaceNouns()
 	for i, w := range ws {
-		if !enLocatives[w] {
+		if !locatives[w] {
 			continue
 		}
 		j := i + 1
 		if wordAt(ws, j) == "the" {
 			j++
 		}
-		if enPlaceNouns[wordAt(ws, j)] {
+		if places[wordAt(ws, j)] {
 			return true
 		}
 	}
@@ -334,20 +350,23 @@ func enPlace(ws []string) bool {
 
 // notPlaces are capitalised words that follow a locative without being a
 // place.
-var notPlaces = words("January February March April May June July August September October November December Monday Tuesday Wednesday Thursday Friday Saturday Sunday Christmas Easter First Last The")
+var notPlaces = sync.OnceValue(func() map[string]bool {
+	return words("January February March April May June July August September October November December Monday Tuesday Wednesday Thursday Friday Saturday Sunday Christmas Easter First Last The")
+})
 
 // enPlaceName: a locative and a capitalised name in the raw text ("in
 // Paris", "from Sweden").
 func enPlaceName(raw string) bool {
+	locatives, notPlace := enLocatives(), notPlaces()
 	for i := 0; i < len(raw); {
 		j := strings.IndexByte(raw[i:], ' ')
 		if j < 0 {
 			return false
 		}
 		j += i
-		if locativeBefore(raw, j) {
+		if locativeBefore(raw, j, locatives) {
 			rest := strings.TrimPrefix(strings.TrimPrefix(raw[j+1:], "the "), "The ")
-			if n := capitalised(rest); n > 0 && !notPlaces[rest[:n]] {
+			if n := capitalised(rest); n > 0 && !notPlace[rest[:n]] {
 				return true
 			}
 		}
@@ -357,13 +376,13 @@ func enPlaceName(raw string) bool {
 }
 
 // locativeBefore reports whether the word ending at raw[j] is in, at,
-// near or from (any case) and starts a word.
-func locativeBefore(raw string, j int) bool {
+// near or from (any case; locatives, enLocatives) and starts a word.
+func locativeBefore(raw string, j int, locatives map[string]bool) bool {
 	k := j
 	for k > 0 && (raw[k-1] >= 'a' && raw[k-1] <= 'z' || raw[k-1] >= 'A' && raw[k-1] <= 'Z') {
 		k--
 	}
-	return j-k >= 2 && j-k <= 4 && enLocatives[strings.ToLower(raw[k:j])]
+	return j-k >= 2 && j-k <= 4 && locatives[strings.ToLower(raw[k:j])]
 }
 
 // capitalised returns the length of a word of an upper-case ASCII letter
@@ -652,35 +671,40 @@ func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <
 // enTitleCues come before a title written without quotes: "reading
 // Dune", "watched The Office", "the song Imagine". Not "show" and "play", which take a person as
 // often ("show Mel", "play with Max").
-var enTitleCues = words(`read reading reread rereading finished watch watched watching rewatched binged binge-watched
+var enTitleCues = sync.OnceValue(func() map[string]bool {
+	return words(`read reading reread rereading finished watch watched watching rewatched binged binge-watched
 	listen listened listening titled book books novel novels movie movies film films series song songs album albums
 	podcast documentary poem`)
+})
 
 // notTitles are capitalised words after a title cue that start no title.
-var notTitles = words("I I'm I've I'd I'll It It's He She They We You My Your Her His Our Their This That These Those A An And But So Yes No Oh Ok OK",
-	"January February March April May June July August September October November December Monday Tuesday Wednesday Thursday Friday Saturday Sunday Last First")
+var notTitles = sync.OnceValue(func() map[string]bool {
+	return words("I I'm I've I'd I'll It It's He She They We You My Your Her His Our Their This That These Those A An And But So Yes No Oh Ok OK",
+		"January February March April May June July August September October November December Monday Tuesday Wednesday Thursday Friday Saturday Sunday Last First")
+})
 
-var titleFillers = words("to called named titled the")
+var titleFillers = sync.OnceValue(func() map[string]bool { return words("to called named titled the") })
 
 // enTitleName: a capitalised word right after a title cue (or after its
 // "to", "the", "called"), other than a pronoun, a month or a weekday.
 func enTitleName(raw string) bool {
 	ws := strings.Fields(raw)
+	cues, fillers, notTitle := enTitleCues(), titleFillers(), notTitles()
 	for i, w := range ws {
-		if !enTitleCues[strings.ToLower(strings.Trim(w, `.,;:!?"()`))] || strings.ContainsAny(w, ".,;:!?") {
+		if !cues[strings.ToLower(strings.Trim(w, `.,;:!?"()`))] || strings.ContainsAny(w, ".,;:!?") {
 			continue
 		}
 		j := i + 1
 		// "listen to", "a book called", "the movie" (but "The Office"
 		// is the title).
-		for k := 0; k < 2 && j < len(ws) && titleFillers[ws[j]]; k++ {
+		for k := 0; k < 2 && j < len(ws) && fillers[ws[j]]; k++ {
 			j++
 		}
 		if j == len(ws) {
 			continue
 		}
 		next := strings.TrimRight(ws[j], `.,;:!?)`)
-		if next != "" && next[0] >= 'A' && next[0] <= 'Z' && !notTitles[next] && !notTitles[strings.TrimSuffix(next, "'s")] {
+		if next != "" && next[0] >= 'A' && next[0] <= 'Z' && !notTitle[next] && !notTitle[strings.TrimSuffix(next, "'s")] {
 			return true
 		}
 	}
