@@ -10,7 +10,7 @@ import (
 // queries co-occurring words to paraphrase with); general technical words
 // and synthesized code symbols make the long tail.
 
-// functionWords are frequent English words, most frequent first.
+// functionWordsText: frequent English words, most frequent first (vocabulary.functionWords).
 const functionWordsText = `
 the to a and of it in is we that this for on with be i you not as was but are
 have so if at can from or by an will just now then there when what all one do
@@ -56,7 +56,7 @@ var topicTexts = []string{
 	`macos launchd plist service daemon systemd unit restart journal socket activation signal sighup sigterm`,
 }
 
-// generalWords are technical words used across topics.
+// generalWordsText: technical words used across topics (vocabulary.generalWords).
 const generalWordsText = `
 error issue bug fix change update code file function line problem case value
 result output input user server service system time data work change request
@@ -104,7 +104,7 @@ benchmark measure profile sample estimate compute evaluate score rank weight
 boost penalty factor ratio share fraction percent budget quota allowance margin
 `
 
-// chineseWords are Chinese technical words, most frequent first.
+// chineseWordsText: Chinese technical words, most frequent first (vocabulary.chineseWords).
 const chineseWordsText = `
 问题 修复 错误 代码 文件 服务 配置 数据 用户 测试 部署 版本 更新 接口 日志
 数据库 缓存 索引 查询 性能 内存 网络 端口 请求 响应 超时 重试 任务 进程 线程
@@ -126,13 +126,13 @@ const chineseWordsText = `
 故障 事故 复盘 值班 升级 缓解 根因 影响 时间线 严重程度 手册 客户 停机
 `
 
-// projects are the projects sessions belong to, most frequent first.
+// projectsText: the projects sessions belong to, most frequent first (vocabulary.projects).
 const projectsText = `nova atlas harbor orbit quartz lumen cedar ember falcon glacier juniper kestrel`
 
-// agents are the agents that produced the transcripts, most frequent first.
+// agentsText: the agents that produced the transcripts, most frequent first (vocabulary.agents).
 const agentsText = `claude-code codex cursor aider`
 
-// tagWords are record tags.
+// tagWordsText: record tags (vocabulary.tagWords).
 const tagWordsText = `bug deploy config incident perf docs test security refactor decision lesson migration review`
 
 // Identifier material.
