@@ -246,4 +246,6 @@ package ingest
 // columns past its list item no fence.
 // ingest-v39: text with invisible characters inside a word and no secret
 // kept as written (redaction dropped them).
-const Version = "ingest-v39"
+// ingest-v40: a heading's inline HTML tags and comments are no part of its
+// title ("Setup <a id=...></a>" is "Setup").
+const Version = "ingest-v40"

@@ -1795,9 +1795,10 @@ func cleanInline(s string) string {
 }
 
 // headingText is a heading as it reads rendered: a block id gone, links,
-// images and wiki links their text, emphasis, strikethrough and highlight marks gone,
-// autolinks without their brackets, escaped characters themselves and
-// code spans their code as written (`__init__` keeps its underscores).
+// images and wiki links their text, emphasis, strikethrough and highlight
+// marks gone, autolinks without their brackets, inline HTML tags and
+// comments gone, escaped characters themselves and code spans their code
+// as written (`__init__` keeps its underscores).
 // A heading of nothing but markup stays as written.
 func headingText(heading string) string {
 	// Code spans and escaped characters are set aside while the markup
@@ -1882,6 +1883,11 @@ var headingMarkup = sync.OnceValue(func() []headingMark {
 		// [text][label] and [text][].
 		{regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`), "$1", "]["},
 		{regexp.MustCompile(`<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)>`), "$1", "<"},
+		// Inline HTML (CommonMark 6.6: an open or closing tag, a comment)
+		// renders as no text: "Setup <a id=\"setup\"></a>" reads "Setup",
+		// "<kbd>Ctrl</kbd>+<kbd>C</kbd>" reads "Ctrl+C". After the autolink,
+		// whose scheme's colon no tag name has.
+		{regexp.MustCompile(`<(?:[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][A-Za-z0-9_.:-]*(?:\s*=\s*(?:[^\s"'=<>` + "`" + `]+|'[^']*'|"[^"]*"))?)*\s*/?|/[A-Za-z][A-Za-z0-9-]*\s*)>|<!--.*?-->`), "", "<"},
 		{regexp.MustCompile(`\*\*(\S(?:.*?\S)?)\*\*`), "$1", "**"},
 		{regexp.MustCompile(`~~(\S(?:.*?\S)?)~~`), "$1", "~~"},
 		{regexp.MustCompile(`==(\S(?:.*?\S)?)==`), "$1", "=="},

@@ -600,6 +600,9 @@ func TestRead_headingMarkup(t *testing.T) {
 		{"1\\. Intro \\*not emphasis\\*", "1. Intro *not emphasis*", "1-intro-not-emphasis"},
 		{"See [the docs][docs] and <https://example.com>", "See the docs and https://example.com", "see-the-docs-and-https-example-com"},
 		{"Learning C#", "Learning C#", "learning-c"},
+		{"Setup <a id=\"setup\"></a>", "Setup", "setup"},
+		{"<kbd>Ctrl</kbd>+<kbd>C</kbd> stops <span style='color: red'>it</span><br/><!-- todo -->", "Ctrl+C stops it", "ctrl-c-stops-it"},
+		{"When a < b and the `<div>` tag", "When a < b and the <div> tag", "when-a-b-and-the-div-tag"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -1733,8 +1736,8 @@ func TestRead_emptyClosedHeading(t *testing.T) {
 // HTML blocks: only a line that meets a start condition opens a block;
 // one of kind 7 is a complete tag "followed only by spaces, tabs, or the
 // end of the line"): every line beginning with "<" was taken for HTML,
-// the heading left in the text. (Its tags stay in the heading, as an ATX
-// heading's do.) A tag alone on its line still opens a block, which no
+// the heading left in the text. (Its tags are no part of its title, as
+// an ATX heading's are not.) A tag alone on its line still opens a block, which no
 // underline makes a heading, as does a comment.
 func TestRead_setextOfInlineHTML(t *testing.T) {
 	tests := []struct {
@@ -1742,7 +1745,7 @@ func TestRead_setextOfInlineHTML(t *testing.T) {
 		want       []string
 	}{
 		{"inline tag", "# Keys\n\n<kbd>Ctrl</kbd> shortcuts\n---\nCopy with C.\n",
-			[]string{"Keys > <kbd>Ctrl</kbd> shortcuts: Copy with C."}},
+			[]string{"Keys > Ctrl shortcuts: Copy with C."}},
 		{"autolink", "# Links\n\n<https://example.com> mirrors\n===\nTwo of them.\n",
 			[]string{"https://example.com mirrors: Two of them."}},
 		{"tag alone", "# Keys\n\n<kbd>\nCtrl\n---\nCopy.\n",

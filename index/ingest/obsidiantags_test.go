@@ -105,7 +105,7 @@ func TestRead_tagsObsidianHides(t *testing.T) {
 			"n.md#trip": {"travel"},
 		}},
 		{"HTML comment in a heading", "## Trip <!-- #todo -->\nGo.\n", map[string][]string{
-			"n.md#trip-todo": nil,
+			"n.md#trip": nil,
 		}},
 		{"Obsidian comment", "## Trip\nGo %% #hidden %% on. #travel\n%%\n#hidden2\n%%\n", map[string][]string{
 			"n.md#trip": {"travel"},
@@ -325,7 +325,7 @@ func TestRead_tagsInHTMLBlock(t *testing.T) {
 			"n.md#trip": nil,
 		}},
 		{"in a heading", "## <div> #travel\nGo.\n", map[string][]string{
-			"n.md#div-travel": {"travel"},
+			"n.md#travel": {"travel"},
 		}},
 		{"indented four is code", "## Trip\n\n    <div>\n#travel\n", map[string][]string{
 			"n.md#trip": {"travel"},
