@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -152,17 +153,26 @@ func TestReadFile_overlongLineReported(t *testing.T) {
 	}
 }
 
-// FuzzShrinker: whatever JSON a long line holds, the shrunk line is still
-// JSON, and strings shorter than binaryStringBytes come out unchanged.
+// FuzzShrinker: whatever JSON a line holds around a long string, the
+// shrunk line is still JSON and its short strings come out unchanged.
+// The long string (a fuzzed piece of a JSON string repeated past
+// binaryStringBytes: the fuzzer's inputs are far shorter than that, and
+// shrinking only starts there) comes out as binaryMark when its start is
+// a base64 payload; else whole, or, when a cutting shrinker's cutAt
+// falls inside it, as a start of it (cut at a character, so nothing
+// decodes differently) followed by cutMark.
 func FuzzShrinker(f *testing.F) {
 	for _, seed := range []string{
 		`{"a":"b"}`, `{"a":"b\"c","d":[1,2,{"e":"\\"}]}`, `["x",{"y":null}]`, `"just a string"`,
 		`{"data":"` + strings.Repeat("QUJD", 300) + `"}`,
 	} {
-		f.Add(seed, 3)
+		f.Add(seed, "QUJD", 3, uint16(0))
+		f.Add(seed, `step ok \"q\" \u00e9 \\ 日 \ud83d\ude00 x\n`, 5, uint16(70))
 	}
-	f.Fuzz(func(t *testing.T, in string, step int) {
-		if !json.Valid([]byte(in)) || step < 1 {
+	f.Add(`{"a":1}`, `ab\/`, 7, uint16(1))
+	f.Add(`[]`, `data:image/png;base64,QUJD`, 64, uint16(90))
+	f.Fuzz(func(t *testing.T, in, unit string, step int, cut uint16) {
+		if !json.Valid([]byte(in)) || len(in) >= binaryStringBytes || step < 1 {
 			return
 		}
 		var s shrinker
@@ -171,14 +181,56 @@ func FuzzShrinker(f *testing.F) {
 			s.write([]byte(in[i:min(i+step, len(in))]))
 		}
 		out, over := s.finish()
-		if over {
+		if over || string(out) != in {
+			t.Fatalf("short input %q changed into %q (over %v)", in, out, over)
+		}
+
+		// unit is the inside of a JSON string, valid UTF-8 (a reader
+		// hands the shrinker bytes as the file holds them; which of
+		// several U+FFFD a cut keeps is not this property's business).
+		if unit == "" || !utf8.ValidString(unit) || !json.Valid([]byte(`"`+unit+`"`)) {
 			return
 		}
-		if !json.Valid(out) {
-			t.Fatalf("shrunk %q into invalid JSON %q", in, out)
+		long := strings.Repeat(unit, binaryStringBytes/len(unit)+2)
+		head := `[` + in + `,"`
+		line := head + long + `",` + in + `]`
+		// cutAt from a little before where the string is decided on to
+		// a little past its end.
+		cutAt := 0
+		if cut > 0 {
+			cutAt = len(head) + binaryStringBytes - 64 + int(cut)%(len(long)-binaryStringBytes+128)
 		}
-		if len(in) < binaryStringBytes && string(out) != in {
-			t.Fatalf("short input %q changed into %q", in, out)
+		out, over = shrinkInPieces([]byte(line), cutAt, step)
+		var got []json.RawMessage
+		if over || json.Unmarshal(out, &got) != nil || len(got) != 3 {
+			t.Fatalf("over=%v, output not a JSON list of 3: …%q", over, out[max(0, len(out)-80):])
+		}
+		var inVal, first, last any
+		if json.Unmarshal([]byte(in), &inVal) != nil || json.Unmarshal(got[0], &first) != nil || json.Unmarshal(got[2], &last) != nil ||
+			!reflect.DeepEqual(first, inVal) || !reflect.DeepEqual(last, inVal) {
+			t.Fatalf("%q around the long string came out %s and %s", in, got[0], got[2])
+		}
+		var whole, shrunk string
+		if err := json.Unmarshal([]byte(`"`+long+`"`), &whole); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(got[1], &shrunk); err != nil {
+			t.Fatalf("long string came out %.80s: %v", got[1], err)
+		}
+		// The cut falls on a byte read after the string's first
+		// binaryStringBytes, at cutAt or past it.
+		wantCut := cutAt > 0 && cutAt < len(head)+len(long) && len(long) > binaryStringBytes
+		switch kept, isCut := strings.CutSuffix(shrunk, cutMark); {
+		case base64Payload([]byte(long[:binaryStringBytes])):
+			if shrunk != binaryMark {
+				t.Errorf("base64 string %.40q… came out %.80q, want %q", long, shrunk, binaryMark)
+			}
+		case !wantCut:
+			if shrunk != whole {
+				t.Errorf("long string %.40q… (cutAt %d of %d) came out changed: …%q", long, cutAt, len(line), shrunk[max(0, len(shrunk)-60):])
+			}
+		case !isCut || !strings.HasPrefix(whole, kept):
+			t.Errorf("long string %.40q… cut at %d came out …%q (%d bytes), want a start of it and %q", long, cutAt, shrunk[max(0, len(shrunk)-60):], len(shrunk), cutMark)
 		}
 	})
 }
