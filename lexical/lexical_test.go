@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestTerms(t *testing.T) {
@@ -251,16 +253,30 @@ func TestFieldCorruption(t *testing.T) {
 	}
 }
 
+// FuzzTerms: whatever the text (any script, bytes that are not UTF-8),
+// its terms are non-empty valid UTF-8 with no white space in them (a
+// term is one word of the index, served as JSON in an explanation); the
+// same text gives the same terms again (the stem memo changes nothing);
+// and AppendTerms adds to what it is given exactly the terms Terms gives
+// (a chunk's pieces are analysed that way).
 func FuzzTerms(f *testing.F) {
-	for _, s := range []string{"Why was port 2096 unavailable?", "src/app.py", "端口为什么", "\xff\xfe", "a-b-c-d-e", strings.Repeat("x", 100)} {
+	for _, s := range []string{"Why was port 2096 unavailable?", "src/app.py", "端口为什么", "\xff\xfe", "a-b-c-d-e", strings.Repeat("x", 100),
+		"parseConfig\u00a0getUserByID", "e\u0301\u3000ｶﾀｶﾅ\u2028x", "don't 1,000 한국어 ภาษาไทย"} {
 		f.Add(s)
 	}
 	a := NewAnalyzer()
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, term := range a.Terms(s) {
-			if term == "" || strings.ContainsAny(term, " \t\n") {
+		terms := a.Terms(s)
+		for _, term := range terms {
+			if term == "" || !utf8.ValidString(term) || strings.ContainsFunc(term, unicode.IsSpace) {
 				t.Fatalf("bad term %q from %q", term, s)
 			}
+		}
+		if again := a.Terms(s); !slices.Equal(again, terms) {
+			t.Fatalf("Terms(%q) = %q, then %q", s, terms, again)
+		}
+		if got := a.AppendTerms([]string{"before"}, s); len(got) == 0 || got[0] != "before" || !slices.Equal(got[1:], terms) {
+			t.Fatalf("AppendTerms(before, %q) = %q; Terms gives %q", s, got, terms)
 		}
 	})
 }
