@@ -24,11 +24,22 @@ func Width(s string, w int) string { return ansi.Truncate(s, max(w, 0), Ellipsis
 // Left shortens s to at most w terminal cells by dropping its start, so
 // the end (a file name, say) stays; it begins with Ellipsis when it cuts.
 func Left(s string, w int) string {
-	excess := ansi.StringWidth(s) - max(w, 0)
-	if excess <= 0 {
+	w = max(w, 0)
+	width := ansi.StringWidth(s)
+	if width <= w {
 		return s
 	}
-	return ansi.TruncateLeft(s, excess+ansi.StringWidth(Ellipsis), Ellipsis)
+	// TruncateLeft keeps a wide character the cut falls inside, a cell
+	// more than asked for: drop one cell more until what is left fits.
+	for n := width - w + ansi.StringWidth(Ellipsis); n < width; n++ {
+		if out := ansi.TruncateLeft(s, n, Ellipsis); ansi.StringWidth(out) <= w {
+			return out
+		}
+	}
+	if ansi.StringWidth(Ellipsis) <= w {
+		return Ellipsis
+	}
+	return ""
 }
 
 // Runes returns the longest prefix of s of at most n characters (code

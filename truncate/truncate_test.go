@@ -3,6 +3,7 @@ package truncate
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -41,6 +42,11 @@ func TestLeft(t *testing.T) {
 		{"notes/a.md", 20, "notes/a.md"},
 		{"/home/dev/notes/2026/march/standup.md", 12, "…/standup.md"},
 		{"/srv/メモ/会議の記録.md", 10, "…の記録.md"},
+		// The cut falls inside の (two cells): it goes, or the line
+		// would be a cell wider than asked.
+		{"/srv/メモ/会議の記録.md", 9, "…記録.md"},
+		{"ab日本", 2, "…"},
+		{"ab日本", 0, ""},
 	} {
 		got := Left(tt.s, tt.w)
 		if got != tt.want {
@@ -116,6 +122,7 @@ func TestWords(t *testing.T) {
 // Every cut is valid UTF-8 and within its limit, whatever the input.
 func FuzzCuts(f *testing.F) {
 	f.Add("hello wörld 日本語 🙂", 5)
+	f.Add("bold 👩\u200d💻 e\u0301 🇫🇷 ｶﾀｶﾅ src/internal/config.go", 9)
 	f.Fuzz(func(t *testing.T, s string, n int) {
 		n %= 64
 		if !utf8.ValidString(s) {
@@ -129,8 +136,22 @@ func FuzzCuts(f *testing.F) {
 		if n >= 0 && (utf8.RuneCountInString(Runes(s, n)) > n || len(Bytes(s, n)) > n || utf8.RuneCountInString(Words(s, n)) > n) {
 			t.Fatalf("over the limit at %d: %q %q %q", n, Runes(s, n), Bytes(s, n), Words(s, n))
 		}
-		if !strings.HasPrefix(s, Runes(s, n)) || !strings.HasPrefix(s, Bytes(s, n)) {
-			t.Fatalf("not a prefix")
+		if !strings.HasPrefix(s, Runes(s, n)) || !strings.HasPrefix(s, Bytes(s, n)) || !strings.HasPrefix(s, Words(s, n)) {
+			t.Fatalf("not a prefix: %q %q %q of %q", Runes(s, n), Bytes(s, n), Words(s, n), s)
+		}
+		// What a terminal shows of Width's and Left's cuts fits the cells
+		// given (a column of a table, the status line), colours or not.
+		// Of text with control characters in it (a stray ESC) no width is
+		// sure: the callers make it inert first (package inert).
+		if strings.ContainsFunc(s, unicode.IsControl) {
+			return
+		}
+		for _, text := range []string{s, "\x1b[1m" + s + "\x1b[0m"} {
+			for name, got := range map[string]string{"Width": Width(text, n), "Left": Left(text, n)} {
+				if w := ansi.StringWidth(got); w > max(n, 0) {
+					t.Fatalf("%s(%q, %d) = %q is %d cells wide", name, text, n, got, w)
+				}
+			}
 		}
 	})
 }
