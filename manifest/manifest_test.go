@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -204,7 +205,7 @@ func TestNewRunID(t *testing.T) {
 // FuzzParse: Parse never panics, refuses with one of its named errors
 // (a schemaVersion above this build's is ErrNewerFormat: the record is
 // kept for the newer Nova, not called invalid), and whatever it accepts
-// re-validates.
+// re-validates and, written again, reads back the same.
 func FuzzParse(f *testing.F) {
 	good, _ := json.MarshalIndent(validManifest(), "", "  ")
 	f.Add(good)
@@ -220,6 +221,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if err := m.Validate(); err != nil {
 			t.Fatalf("accepted manifest does not validate: %v", err)
+		}
+		// Written as WriteAtomic writes it, it reads back the same.
+		again, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, err := Parse(append(again, '\n')); err != nil || !reflect.DeepEqual(back, m) {
+			t.Fatalf("accepted manifest rewritten does not read back: %v\n got %+v\nwant %+v", err, back, m)
 		}
 	})
 }
