@@ -626,7 +626,8 @@ func TestJSONScanner_Dialects(t *testing.T) {
 // FuzzJSONInsertRemove checks, on any document the scanner accepts, that
 // an insertion is one contiguous text whose removal (putting back the text
 // it replaced) restores the bytes,
-// and that the structural removal leaves a document without the entry.
+// that the structural removal leaves a document without the entry, and
+// that strict JSON stays strict JSON.
 func FuzzJSONInsertRemove(f *testing.F) {
 	for _, fx := range fixtures {
 		if strings.HasSuffix(fx.file, ".json") || strings.HasSuffix(fx.file, ".json5") {
@@ -671,6 +672,12 @@ func FuzzJSONInsertRemove(f *testing.F) {
 		}
 		if _, found, err := jsonLookup(back, keys, ServerName); err != nil || found {
 			t.Fatalf("after removal: %v %v:\n%s", found, err, back)
+		}
+		// A file in strict JSON (most agents read theirs with a strict
+		// parser) stays strict JSON after each edit: a comma left
+		// behind would stop the agent from reading its settings.
+		if json.Valid(src) && (!json.Valid(out) || !json.Valid(back)) {
+			t.Fatalf("strict JSON edited into JSON5:\n%s\n---\n%s\n---\n%s", src, out, back)
 		}
 	})
 }
