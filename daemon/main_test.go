@@ -156,6 +156,7 @@ func (m *waitingMain) servesThenStops(home paths.Home, when string) {
 // does not serve would leave clients hanging) and serves once the port is
 // free.
 func TestMain_waitForConfigWaitsForPort(t *testing.T) {
+	t.Parallel() // it waits seconds, and its home and ports are its own
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -282,6 +282,7 @@ func TestReloadDuringDeepRecheck(t *testing.T) {
 // the watcher's polls that find the manifest unchanged do not cut it.
 // The promotion waited until the check had hashed every file.
 func TestPromotionDuringDeepRecheck(t *testing.T) {
+	t.Parallel() // it waits seconds for the deep check, and its home is its own
 	var swellNow func() string
 	// The first deep check 5 s after the load, the next 5 s later: the
 	// report is open after 10 polls only if the first is still on it.

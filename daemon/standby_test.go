@@ -115,6 +115,7 @@ func emptyHome(t *testing.T) config.Config {
 // syscalls per 30 s under strace, a Mac woken each second). It takes
 // over within about a second of the other's stop all the same.
 func TestStandBy_idleThenTakesOver(t *testing.T) {
+	t.Parallel() // it waits seconds, and its home and lock are its own
 	cfg := emptyHome(t)
 	other := novatest.HoldNovadLock(t, cfg.Home)
 	sb := startStandby(t, cfg, standbySafetyPoll, "Standing by")
