@@ -293,7 +293,16 @@ func TestEvalLoCoMo_interruptedLeavesNothing(t *testing.T) {
 	tmp, home := t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	env := []string{"HOME=" + home, "NOVA_HOME=" + filepath.Join(home, ".nova")}
-	data := "../eval/testdata/zh-dialogue.json"
+	// A conversation of a few turns: what a run leaves behind does not
+	// depend on its size (eval/testdata/zh-dialogue.json took 15 s under
+	// the race detector here, all of it the run that finishes).
+	data := filepath.Join(t.TempDir(), "locomo.json")
+	novatest.Must(t, os.WriteFile(data, []byte(`[{"sample_id":"c1","conversation":{"session_1_date_time":"1:56 pm on 8 May, 2023","session_1":[
+		{"speaker":"A","dia_id":"D1:1","text":"I adopted a puppy named Biscuit."},
+		{"speaker":"B","dia_id":"D1:2","text":"Nice, what breed is Biscuit?"},
+		{"speaker":"A","dia_id":"D1:3","text":"A beagle. He sleeps in the laundry basket."}]},
+		"qa":[{"question":"What is the puppy called?","evidence":["D1:1"],"category":4},
+		      {"question":"Where does Biscuit sleep?","evidence":["D1:3"],"category":4}]}]`), 0o600))
 	if code, out, errOut := runCLI(t.Context(), env, "eval", "locomo", data); code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
