@@ -20,7 +20,16 @@ import (
 // temporary home.
 func build(t *testing.T, sources ...config.Source) *search.Snapshot {
 	t.Helper()
-	home := t.TempDir()
+	snap, err := buildIn(t.TempDir(), sources...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// buildIn is build into the home at home, for a snapshot that outlives
+// the test that builds it.
+func buildIn(home string, sources ...config.Source) (*search.Snapshot, error) {
 	cfg := config.Defaults()
 	cfg.Home = paths.Home{Root: home}
 	for i := range sources {
@@ -29,20 +38,20 @@ func build(t *testing.T, sources ...config.Source) *search.Snapshot {
 		}
 		p, err := filepath.Abs(filepath.Join("testdata", sources[i].Path))
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		sources[i].Path = p
 	}
 	cfg.Sources = sources
 	ix := index.New(cfg, index.Options{NoRemote: true, Now: func() time.Time { return now }})
 	if _, err := ix.Sync(context.Background()); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	_, g, err := index.OpenActive(context.Background(), cfg.Home, lexical.NewAnalyzer())
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return &search.Snapshot{Gen: g, Query: g.Model}
+	return &search.Snapshot{Gen: g, Query: g.Model}, nil
 }
 
 func versionsSnapshot(t *testing.T) *search.Snapshot {

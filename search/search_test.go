@@ -75,8 +75,10 @@ func snapshot(t testing.TB) *search.Snapshot {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if fixture.home != "" {
-		os.RemoveAll(fixture.home)
+	for _, dir := range []string{fixture.home, workLogFixture.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }
