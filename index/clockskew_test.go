@@ -20,6 +20,7 @@ import (
 // sync until then kept the removed records and left out the changed one,
 // reporting a file that kept changing while nothing wrote to it.
 func TestSync_shrunkFileWrittenAheadOfTheClockSettles(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for files to settle
 	dir := t.TempDir()
 	p := filepath.Join(dir, "exports", "memory.jsonl")
 	ahead := time.Now().Add(time.Hour)

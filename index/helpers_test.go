@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,6 +31,17 @@ const envChild = "NOVA_TEST_CHILD"
 func TestMain(m *testing.M) {
 	if step := os.Getenv(envChild); step != "" {
 		os.Exit(runChild(step))
+	}
+	// The parallel tests are of two kinds: the equivalence seeds keep a
+	// core busy, the watcher tests and those that wait for a file to
+	// settle mostly sleep. Two at a time (GOMAXPROCS here), a sleeping
+	// one held a core's turn; unless -parallel says otherwise, four run
+	// at once.
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", "4") // a flag the testing package defines
 	}
 	os.Exit(m.Run())
 }

@@ -603,6 +603,7 @@ func TestSync_carryForward(t *testing.T) {
 // longer finds it keeps the file's earlier memory, decoded from the
 // previous generation only then, with its vectors.
 func TestFullRebuild_keepsMemoryItCannotRead(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for files to settle
 	dir := t.TempDir()
 	srcDir := filepath.Join(dir, "exports")
 	recs := baseRecords()

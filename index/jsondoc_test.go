@@ -20,6 +20,7 @@ import (
 // TestSync_shrunkFileSettlesIntoRewrite). Before, only the elements that
 // sat on one line of their own were read, and the rest reported.
 func TestSync_jsonArrayRewritten(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for files to settle
 	dir := t.TempDir()
 	p := filepath.Join(dir, "exports", "records.json")
 	writeFile(t, p, "[\n  {\n    \"id\": \"a1\",\n    \"text\": \"the deploy key rotates monthly\"\n  },\n"+

@@ -21,6 +21,7 @@ import (
 // its earlier memory, and is read by the next sync once the failure
 // stops, with no change to it in between.
 func TestSync_fileNotOpenedForAPassingReasonIsReadAgain(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for files to settle
 	for _, tc := range []struct {
 		name string
 		err  error

@@ -71,6 +71,7 @@ func TestSync_editBeforeCursorThenAppend(t *testing.T) {
 // waits) only the new line stays. Before, such a sync kept the old memory
 // and nothing read the file again until it changed once more.
 func TestSync_shrunkFileSettlesIntoRewrite(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for files to settle
 	dir := t.TempDir()
 	p := filepath.Join(dir, "exports", "memory.jsonl")
 	var recs []rec
@@ -145,6 +146,7 @@ func TestSync_shrunkFileSettlesIntoRewrite(t *testing.T) {
 // read again, not a problem of the file; before, the error was reported
 // and the file's new text was left unread until it changed again.
 func TestSync_readFailedByARewriteIsReadAgain(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for files to settle
 	dir := t.TempDir()
 	p := filepath.Join(dir, "memory.jsonl")
 	writeFile(t, p, jsonlLines(t, rec{ID: "a", Text: "The ledger export lists the first account."}, rec{ID: "b", Text: "The ledger export lists the second account."}))
@@ -176,6 +178,7 @@ func TestSync_readFailedByARewriteIsReadAgain(t *testing.T) {
 // the sync) keeps its earlier memory and is counted in Unsettled, which
 // the watcher retries on.
 func TestSync_reportsUnsettledFiles(t *testing.T) {
+	t.Parallel() // its own home; it mostly waits for files to settle
 	dir := t.TempDir()
 	p := filepath.Join(dir, "memory.jsonl")
 	recs := []rec{{ID: "a", Text: "The ledger export lists the first account."}, {ID: "b", Text: "The ledger export lists the second account."}}
