@@ -16,6 +16,7 @@ import (
 // space embeds only what changed; once a complete build into a new space
 // no longer holds most of the cached text, the cache drops it.
 func TestSync_embeddingCacheOutlivesSyncs(t *testing.T) {
+	t.Parallel() // its own home and embeddings server; it mostly waits for its rewrites to settle
 	dir := t.TempDir()
 	src := filepath.Join(dir, "memories.jsonl")
 	var recs []rec
