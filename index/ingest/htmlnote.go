@@ -3,7 +3,10 @@ package ingest
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -30,33 +33,85 @@ var htmlBlocks = map[string]bool{
 	"table": true, "td": true, "th": true, "tr": true, "ul": true,
 }
 
+// htmlAttrTags are the elements whose attributes htmlNoteText reads:
+// a class that marks an exporter's title, heading, label, checkbox or
+// properties, an input's checkbox, an image's alt text, a meta's value.
+var htmlAttrTags = map[string]bool{"div": true, "span": true, "table": true, "input": true, "img": true, "meta": true}
+
 // htmlHidden are the elements whose content is no words of the note:
 // the head (its title is the file's name), styles and scripts.
 var htmlHidden = map[string]bool{"head": true, "script": true, "style": true, "noscript": true, "template": true}
 
 // htmlNoteText is the text of an HTML note as Markdown the note reader
 // reads: a heading (h1 to h6) a "#" heading line, so that it opens a
-// section; a list item a "- " line; a table a Markdown table (its first
-// row the header); every other block its own line; the white space of a
-// line collapsed as a browser shows it (a pre's kept); entities as their
+// section; a list item a "- " line; a checkbox (an input, Notion's
+// checkbox div, Keep's ☐ and ☑ bullets) a task list's "[ ] " or "[x] ";
+// a table a Markdown table (its first row the header); every other block
+// its own line; an image its alt text; the white space of a line
+// collapsed as a browser shows it (a pre's kept); entities as their
 // characters; no markup, and nothing of the head, a style or a script.
-func htmlNoteText(body []byte) []byte {
+// What an exporter writes of the note besides its text is its front
+// matter (see htmlExport), not its words.
+func htmlNoteText(body []byte) ([]byte, frontMatter) {
 	z := html.NewTokenizer(bytes.NewReader(body))
 	var out strings.Builder
 	var line strings.Builder
 	hidden, pre := 0, 0
+	var ex htmlExport
+	// bare: the line is only a mark (a list item's, a checkbox's, a
+	// heading's) that the words of a block inside it go on (Notion's
+	// <li><div class="checkbox">, <h1><div>): alone it is no line.
+	bare := func() bool {
+		s := line.String()
+		for _, mark := range []string{"- [ ] ", "- [x] ", "- ", "[ ] ", "[x] "} {
+			if s == mark {
+				return true
+			}
+		}
+		return strings.Trim(s, "#") == " " && len(s) <= 7
+	}
 	flush := func() {
+		if bare() {
+			line.Reset()
+			return
+		}
 		if s := strings.TrimSpace(line.String()); s != "" {
 			out.WriteString(s)
 			out.WriteByte('\n')
 		}
 		line.Reset()
 	}
+	// space writes a blank between words, one where the line has one.
+	space := func() {
+		if s := line.String(); s != "" && !strings.HasSuffix(s, " ") {
+			line.WriteByte(' ')
+		}
+	}
+	// box writes a checkbox, a task list's mark, at the start of a line
+	// or after its list item's.
+	box := func(checked bool) {
+		mark := "[ ] "
+		if checked {
+			mark = "[x] "
+		}
+		switch s := line.String(); {
+		case s == "- ":
+			line.WriteString(mark)
+		case strings.TrimSpace(s) == "":
+			line.Reset()
+			line.WriteString("- " + mark)
+		default:
+			space()
+			line.WriteString(mark)
+		}
+	}
 	// A table is written as Markdown's, one row a line, so that
 	// redaction knows a cell under a "Password" header, or beside a
 	// "DB_PASSWORD" cell, as it does in a Markdown note; a cell a line,
 	// a password was a word alone on its line.
 	var tb htmlTable
+	// boxEnd: the end tag of Notion's checkbox div is no line's end.
+	boxEnd := false
 	endRow := func() {
 		if tb.cells < 0 {
 			return
@@ -100,12 +155,25 @@ func htmlNoteText(body []byte) []byte {
 				endTable() // a table left open at the end
 			}
 			flush()
-			return []byte(out.String())
+			return []byte(out.String()), ex.frontMatter()
 		case html.TextToken:
 			if hidden > 0 {
 				continue
 			}
 			text := strings.ReplaceAll(string(z.Text()), "\u00a0", " ")
+			if ex.capturing() {
+				ex.text(text)
+				continue
+			}
+			if bare() && strings.HasPrefix(line.String(), "- ") {
+				// Keep's checklist: a ☐ or ☑ bullet opens the item.
+				if t := strings.TrimLeft(text, " \t\r\n"); strings.HasPrefix(t, "☐") || strings.HasPrefix(t, "☑") || strings.HasPrefix(t, "☒") {
+					r, size := utf8.DecodeRuneInString(t)
+					line.Reset()
+					box(r != '☐')
+					text = t[size:]
+				}
+			}
 			if tb.tables > 0 {
 				if tb.cells <= 0 {
 					// Between rows and cells: white space, or words a
@@ -131,19 +199,28 @@ func htmlNoteText(body []byte) []byte {
 			// A run of white space is one space, as a browser shows it.
 			if f := strings.Fields(text); len(f) > 0 {
 				if text[0] == ' ' || text[0] == '\t' || text[0] == '\n' || text[0] == '\r' {
-					line.WriteByte(' ')
+					space()
 				}
 				line.WriteString(strings.Join(f, " "))
 				if last := text[len(text)-1]; last == ' ' || last == '\t' || last == '\n' || last == '\r' {
 					line.WriteByte(' ')
 				}
 			} else if text != "" {
-				line.WriteByte(' ')
+				space()
 			}
 		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
-			name, _ := z.TagName()
+			name, hasAttr := z.TagName()
 			tag := string(name)
 			start := tt != html.EndTagToken
+			var attrs map[string]string
+			if hasAttr && start && htmlAttrTags[tag] {
+				attrs = make(map[string]string, 4)
+				for more := true; more; {
+					var k, v []byte
+					k, v, more = z.TagAttr()
+					attrs[string(k)] = string(v)
+				}
+			}
 			if tag == "body" {
 				// The head ends where the body starts, closed or not.
 				hidden = 0
@@ -156,8 +233,55 @@ func htmlNoteText(body []byte) []byte {
 				}
 				continue
 			}
+			if tag == "meta" {
+				ex.meta(attrs["name"], attrs["content"])
+				continue
+			}
 			if hidden > 0 {
 				continue
+			}
+			if ex.capturing() {
+				ex.tag(tag, tt, attrs)
+				if row, ok := ex.row(); ok {
+					line.WriteString(row)
+					flush()
+				}
+				continue
+			}
+			if tb.tables == 0 && ex.starts(tag, tt, attrs) {
+				if ex.capture != captureLabel {
+					flush() // a block of its own, no words of the line
+				}
+				continue
+			}
+			switch {
+			case tag == "img" && strings.TrimSpace(attrs["alt"]) != "":
+				// An image is its alt text, as a Markdown note's ![alt](...).
+				space()
+				line.WriteString(strings.Join(strings.Fields(attrs["alt"]), " ") + " ")
+				continue
+			case tag == "input" && strings.EqualFold(attrs["type"], "checkbox"):
+				_, checked := attrs["checked"]
+				box(checked)
+				continue
+			case tag == "div" && start && hasClass(attrs["class"], "checkbox"):
+				// Notion's to-do box: an empty div, no line of its own.
+				box(hasClass(attrs["class"], "checkbox-on"))
+				if tt == html.StartTagToken {
+					boxEnd = true
+				}
+				continue
+			case tag == "div" && tt == html.EndTagToken && boxEnd:
+				boxEnd = false
+				continue
+			case tag == "div" && tt == html.StartTagToken && tb.tables == 0 && (hasClass(attrs["class"], "title") || hasClass(attrs["class"], "exported-note-title")):
+				// Keep's (and Joplin's) title: the note's heading.
+				flush()
+				line.WriteString("# ")
+				continue
+			}
+			if tag == "div" {
+				boxEnd = false
 			}
 			if tb.tables > 0 || tag == "table" {
 				if tb.tag(tag, tt, flush, endRow, endTable, startCell) {
@@ -182,6 +306,9 @@ func htmlNoteText(body []byte) []byte {
 					line.WriteString("- ")
 				}
 			case htmlBlocks[tag]:
+				if start && bare() && tag != "br" {
+					continue // the item's words go on in it
+				}
 				flush()
 				if tag == "pre" && tt == html.StartTagToken {
 					pre++
@@ -240,4 +367,198 @@ func (tb *htmlTable) tag(tag string, tt html.TokenType, flush, endRow, endTable 
 		return true
 	}
 	return false
+}
+
+// hasClass reports whether an element's class attribute lists name.
+func hasClass(classes, name string) bool {
+	return slices.Contains(strings.Fields(classes), name)
+}
+
+// htmlCapture is an element whose words htmlNoteText reads apart from
+// the note's text (see htmlExport.starts).
+type htmlCapture int
+
+const (
+	captureNone    htmlCapture = iota
+	captureHeading             // Keep's heading: the time the note was edited
+	captureLabel               // Keep's label chip: a tag
+	captureProps               // Notion's table of a page's properties
+)
+
+// htmlExport is what htmlNoteText reads of a note besides its text, as
+// exporters write it: Evernote's meta elements (created, updated,
+// keywords), Google Keep's heading (the note's time) and labels, and
+// the properties table of a page of Notion's. The zero value reads none.
+type htmlExport struct {
+	created, updated, keywords string
+	evernote                   bool
+	labels                     []any
+	// fm is what Notion's properties set (setNotionProperty).
+	fm frontMatter
+
+	// The element being read apart: its kind, its tag, how deep in
+	// itself, its words.
+	capture htmlCapture
+	capTag  string
+	depth   int
+	buf     strings.Builder
+	// In Notion's properties: the row's name (its th) and value (its
+	// td), which cell is open, and the row read, a line of the text.
+	name, value strings.Builder
+	cell        string
+	line        string
+}
+
+// meta reads a meta element of the head: Evernote writes the note's
+// times and tags there.
+func (ex *htmlExport) meta(name, content string) {
+	switch strings.ToLower(name) {
+	case "created":
+		ex.created = content
+	case "updated":
+		ex.updated = content
+	case "keywords":
+		ex.keywords = content
+	case "exporter-version":
+		ex.evernote = strings.Contains(content, "Evernote")
+	}
+}
+
+// capturing reports whether an element's words are being read apart.
+func (ex *htmlExport) capturing() bool { return ex.capture != captureNone }
+
+// starts reports whether the tag opens an element whose words are read
+// apart (Keep's heading and labels, Notion's properties), and begins to.
+func (ex *htmlExport) starts(tag string, tt html.TokenType, attrs map[string]string) bool {
+	if tt != html.StartTagToken {
+		return false
+	}
+	class := attrs["class"]
+	switch {
+	case tag == "div" && hasClass(class, "heading"):
+		ex.capture = captureHeading
+	case tag == "span" && hasClass(class, "label-name"):
+		ex.capture = captureLabel
+	case tag == "table" && hasClass(class, "properties"):
+		ex.capture = captureProps
+	default:
+		return false
+	}
+	ex.capTag, ex.depth = tag, 1
+	ex.buf.Reset()
+	return true
+}
+
+// text reads words of the element read apart.
+func (ex *htmlExport) text(s string) {
+	switch {
+	case ex.capture != captureProps:
+		ex.buf.WriteString(s)
+	case ex.cell == "th":
+		ex.name.WriteString(s)
+	case ex.cell == "td":
+		ex.value.WriteString(s)
+	}
+}
+
+// tag reads a tag of the element read apart, and ends it at its end.
+func (ex *htmlExport) tag(tag string, tt html.TokenType, attrs map[string]string) {
+	if ex.capture == captureProps {
+		switch {
+		case (tag == "th" || tag == "td") && tt == html.StartTagToken:
+			ex.cell = tag
+		case tag == "th" || tag == "td":
+			ex.cell = ""
+		case tag == "span" && tt == html.StartTagToken && hasClass(attrs["class"], "selected-value") &&
+			ex.cell == "td" && strings.TrimSpace(ex.value.String()) != "":
+			// A multi-select's values, as the Markdown export lists them.
+			ex.value.WriteString(", ")
+		case tag == "tr" && tt == html.EndTagToken:
+			ex.endRow()
+		}
+	}
+	if tag != ex.capTag || tt == html.SelfClosingTagToken {
+		return
+	}
+	if tt == html.StartTagToken {
+		ex.depth++
+		return
+	}
+	if ex.depth--; ex.depth > 0 {
+		return
+	}
+	words := strings.Join(strings.Fields(strings.ReplaceAll(ex.buf.String(), "\u202f", " ")), " ")
+	switch ex.capture {
+	case captureHeading:
+		if t := keepTime(words); t != "" {
+			ex.updated = t
+		} else {
+			ex.line = words // another page's heading: its words
+		}
+	case captureLabel:
+		if words != "" {
+			ex.labels = append(ex.labels, words)
+		}
+	case captureProps:
+		ex.endRow()
+	}
+	ex.capture, ex.capTag, ex.cell = captureNone, "", ""
+}
+
+// endRow ends a row of Notion's properties: a "Name: value" line of the
+// text, as the Markdown export writes it, and what it tells of the page.
+func (ex *htmlExport) endRow() {
+	name := strings.Join(strings.Fields(ex.name.String()), " ")
+	// A date is written "@March 5, 2024", as Notion mentions one.
+	value := strings.TrimPrefix(strings.Join(strings.Fields(ex.value.String()), " "), "@")
+	ex.name.Reset()
+	ex.value.Reset()
+	if name == "" {
+		return
+	}
+	setNotionProperty(&ex.fm, name, value)
+	ex.line = name + ": " + value
+}
+
+// row returns, once, the line the element read apart ended with.
+func (ex *htmlExport) row() (string, bool) {
+	s := ex.line
+	ex.line = ""
+	return s, s != ""
+}
+
+// frontMatter is what the note's exporter wrote of it besides its text.
+func (ex *htmlExport) frontMatter() frontMatter {
+	fm := ex.fm
+	if ex.created != "" {
+		fm.Created = ex.created
+	}
+	if ex.updated != "" {
+		fm.Updated = ex.updated
+	}
+	if len(ex.labels) > 0 {
+		fm.Tags = ex.labels
+	}
+	if ex.evernote && ex.keywords != "" {
+		var tags []any
+		for t := range strings.SplitSeq(ex.keywords, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				tags = append(tags, t)
+			}
+		}
+		fm.Tags = tags
+	}
+	return fm
+}
+
+// keepTime is the time Google Keep's heading states ("Jan 5, 2024,
+// 10:22:13 AM", as Takeout writes it in English) in the form parseDate
+// reads, a wall-clock time; "" for words of another form.
+func keepTime(s string) string {
+	for _, layout := range []string{"Jan 2, 2006, 3:04:05 PM", "January 2, 2006, 3:04:05 PM", "Jan 2, 2006, 3:04 PM", "2 Jan 2006, 15:04:05", "2 January 2006, 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Format("2006-01-02 15:04:05")
+		}
+	}
+	return ""
 }

@@ -116,12 +116,17 @@ func readMarkdown(fc *fileCtx) error {
 	if fmErr != nil {
 		fc.problem(1, "front matter is not valid "+fmErr.Error())
 	}
+	var htmlFM frontMatter
 	if isHTMLNote(path) {
-		// Its sections' lines are those of its text, not of its markup.
-		body = htmlNoteText(body)
+		// Its sections' lines are those of its text, not of its markup;
+		// what its exporter wrote of it besides (a time, labels) is its
+		// front matter.
+		body, htmlFM = htmlNoteText(body)
 	}
 	if fmLines == 0 {
-		if notionName().MatchString(noteStem(path)) {
+		if isHTMLNote(path) {
+			fm = htmlFM
+		} else if notionName().MatchString(noteStem(path)) {
 			fm = notionProperties(body)
 		} else {
 			fm = pageProperties(body)
@@ -947,22 +952,31 @@ func notionProperties(body []byte) frontMatter {
 		if m == nil {
 			break
 		}
-		switch v := m[2]; strings.ToLower(m[1]) {
-		case "tags":
-			var tags []any
-			for t := range strings.SplitSeq(v, ",") {
-				tags = append(tags, strings.TrimSpace(t))
-			}
-			fm.Tags = tags
-		case "date":
-			fm.Date = notionDate(v)
-		case "created", "created time":
-			fm.Created = notionDate(v)
-		case "last edited time", "last edited":
-			fm.Updated = notionDate(v)
-		}
+		setNotionProperty(&fm, m[1], m[2])
 	}
 	return fm
+}
+
+// setNotionProperty sets in fm what a property of a Notion page, its
+// name and its value as the export writes them, tells of the page: its
+// tags (between commas, a multi-select's) and its date (a date
+// property, its created time, its last edited time). Other properties
+// tell nothing.
+func setNotionProperty(fm *frontMatter, name, v string) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "tags":
+		var tags []any
+		for t := range strings.SplitSeq(v, ",") {
+			tags = append(tags, strings.TrimSpace(t))
+		}
+		fm.Tags = tags
+	case "date":
+		fm.Date = notionDate(v)
+	case "created", "created time":
+		fm.Created = notionDate(v)
+	case "last edited time", "last edited":
+		fm.Updated = notionDate(v)
+	}
 }
 
 // notionDate is a date property as Notion's export writes it ("March

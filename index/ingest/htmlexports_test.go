@@ -1,0 +1,163 @@
+package ingest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nova-recall/nova/config"
+	"github.com/nova-recall/nova/memory"
+)
+
+// readHTMLNotes reads files as a markdown source that includes HTML
+// notes, and fails the test on a problem.
+func readHTMLNotes(t *testing.T, files map[string]string) []memory.Record {
+	t.Helper()
+	dir := writeTree(t, files)
+	recs, problems := collect(t, config.Source{Name: "notes", Kind: config.KindMarkdown, Path: dir, Include: []string{"*.md", "*.html", "*.htm"}})
+	if len(problems) != 0 || len(recs) == 0 {
+		t.Fatalf("records %+v, problems %v", recs, problems)
+	}
+	return recs
+}
+
+// TestRead_htmlNoteGoogleKeep: a note of a Google Takeout Keep folder as
+// its .html is written (a "heading" div with the pinned icon and the
+// time the note was last edited, a "title" div, "content" divs with
+// <br> lines and a checklist of "listitem"s whose "bullet" is ☐ or ☑,
+// and the labels as "chip label" spans) reads as Keep shows it: titled
+// by its title, of the day its heading states, tagged with its labels,
+// its lines and its checklist as a Markdown task list. Before, the
+// title was a line of text, the heading's time was words of the note
+// (the note was of the day the file was written), the labels were words
+// and the checklist read "- ☑" apart from its item.
+func TestRead_htmlNoteGoogleKeep(t *testing.T) {
+	note := `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml"><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8"/><title>Weekend shopping</title><style type="text/css">.note .heading { color: #8c8c8c; }</style></head>
+<body><div class="note DEFAULT"><div class="heading"><div class="meta-icons">
+<span class="pinned" title="Note pinned"><img alt="Pinned" src="data:image/png;base64,iVBORw0KGgo="/></span>
+</div>
+Jan 5, 2024, 10:22:13` + "\u202f" + `AM</div>
+<div class="title">Weekend shopping</div>
+<div class="content">Farmers market opens at eight<br/>Bring the cool bag</div>
+<div class="content"><ul class="list"><li class="listitem checked"><span class="bullet">&#9745;</span>
+<span class="text">Sourdough bread</span>
+</li><li class="listitem"><span class="bullet">&#9744;</span>
+<span class="text">Butter</span>
+</li></ul></div>
+<div class="chips"><span class="chip label"><span class="label-name">Groceries</span></span><span class="chip label"><span class="label-name">Road trip</span></span></div>
+</div></body></html>
+`
+	recs := readHTMLNotes(t, map[string]string{"Keep/Weekend shopping.html": note})
+	if len(recs) != 1 {
+		t.Fatalf("records %+v, want one", recs)
+	}
+	r := recs[0]
+	if r.Title != "Weekend shopping" {
+		t.Errorf("title %q, want the note's title", r.Title)
+	}
+	if r.Date != "2024-01-05" || r.Time.Hour() != 10 {
+		t.Errorf("date %q time %v, want the heading's 2024-01-05 10:22", r.Date, r.Time)
+	}
+	if !slices.Equal(r.Tags, []string{"Groceries", "Road trip"}) {
+		t.Errorf("tags %q, want the labels", r.Tags)
+	}
+	want := "Farmers market opens at eight\nBring the cool bag\n- [x] Sourdough bread\n- [ ] Butter"
+	if r.Text != want {
+		t.Errorf("text\n%q\nwant\n%q", r.Text, want)
+	}
+}
+
+// TestRead_htmlNoteEvernote: a note of Evernote's HTML export ("Export
+// as multiple Web pages") keeps its times and tags in the head's meta
+// elements (created, updated, keywords), its lines as nested divs, a
+// to-do as a checkbox input and an image with its alt text. It reads of
+// the day it was created, tagged with its keywords, each div a line, the
+// to-dos as a Markdown task list and the image's alt text as words.
+// Before, the head was dropped whole (the note was of the day the file
+// was written, without tags), the checkboxes were nothing ("Send the
+// invoice" could not be told done) and the image was no words.
+func TestRead_htmlNoteEvernote(t *testing.T) {
+	note := `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
+<html><head><meta http-equiv="Content-Type" content="text/html; charset=UTF-8"/><meta name="exporter-version" content="Evernote Mac 7.14 (458244)"/><meta name="created" content="2019-05-03 11:15:32 +0000"/><meta name="updated" content="2019-06-10 08:00:00 +0000"/><meta name="keywords" content="invoices, acme"/><title>Acme follow-up</title></head><body>
+<div><div>Met Dana about the Q3 contract.</div><div><br/></div><div><input type="checkbox" checked="checked"/>Send the invoice</div><div><input type="checkbox"/>Call the bank</div></div><div><img src="Acme follow-up.resources/whiteboard.png" alt="whiteboard with the rollout plan" height="480" width="640"/></div>
+</body></html>
+`
+	recs := readHTMLNotes(t, map[string]string{"Acme follow-up.html": note})
+	if len(recs) != 1 {
+		t.Fatalf("records %+v, want one", recs)
+	}
+	r := recs[0]
+	if r.Title != "Acme follow-up" || r.Date != "2019-05-03" {
+		t.Errorf("title %q date %q, want Acme follow-up of 2019-05-03 (created)", r.Title, r.Date)
+	}
+	if !slices.Equal(r.Tags, []string{"invoices", "acme"}) {
+		t.Errorf("tags %q, want the keywords", r.Tags)
+	}
+	want := "Met Dana about the Q3 contract.\n- [x] Send the invoice\n- [ ] Call the bank\nwhiteboard with the rollout plan"
+	if r.Text != want {
+		t.Errorf("text\n%q\nwant\n%q", r.Text, want)
+	}
+}
+
+// TestRead_htmlNoteNotion: a page of Notion's HTML export (its file
+// named with the page's id; an <article> whose <header> holds the
+// "page-title" h1 and a "properties" table, a row a property with its
+// icon, the values of a multi-select as "selected-value" spans, a date
+// as "@March 5, 2024 10:00 AM"; its to-dos as "checkbox-on"/"-off" divs)
+// reads as its Markdown export does: titled by the page's title, of the
+// day its Created property states, tagged with its Tags, each property
+// a "Name: value" line, and its to-dos a Markdown task list. Before, the
+// properties were a Markdown table of noise ("| Created | @March..."),
+// the page was of the day the file was written, untagged, and a to-do
+// read "-" on one line and its words on the next.
+func TestRead_htmlNoteNotion(t *testing.T) {
+	note := `<html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8"/><title>Launch review</title><style>/* cspell:disable-file */ html { -webkit-print-color-adjust: exact; }</style></head><body><article id="8f3e0c1a-0000-4000-8000-0123456789ab" class="page sans"><header><h1 class="page-title">Launch review</h1><p class="page-description"></p><table class="properties"><tbody><tr class="property-row property-row-created_time"><th><span class="icon property-icon"><svg role="graphics-symbol" viewBox="0 0 16 16" class="typesTime"><path d="M8 15.126C11.8623"></path></svg></span>Created</th><td><time>@March 5, 2024 10:00 AM</time></td></tr><tr class="property-row property-row-multi_select"><th><span class="icon property-icon"><svg role="graphics-symbol" viewBox="0 0 16 16" class="typesMultipleSelect"><path d="M1.91602 4.83789"></path></svg></span>Tags</th><td><span class="selected-value select-value-color-blue">launch</span><span class="selected-value select-value-color-green">marketing</span></td></tr><tr class="property-row property-row-status"><th><span class="icon property-icon"><svg role="graphics-symbol" viewBox="0 0 16 16" class="typesStatus"><path d="M8.75488 1.02344"></path></svg></span>Status</th><td><span class="status-value select-value-color-blue"><div class="status-dot status-dot-color-blue"></div>In progress</span></td></tr></tbody></table></header><div class="page-body"><p id="1a2b" class="">The beta opens on Monday.</p><ul id="3c4d" class="to-do-list"><li><div class="checkbox checkbox-on"></div> <span class="to-do-children-checked">Book the room</span><div class="indented"></div></li></ul><ul id="5e6f" class="to-do-list"><li><div class="checkbox checkbox-off"></div> <span class="to-do-children-unchecked">Draft the press note</span><div class="indented"></div></li></ul></div></article><span class="sans" style="font-size:14px;padding-top:2em"></span></body></html>
+`
+	recs := readHTMLNotes(t, map[string]string{"Launch review 0123456789abcdef0123456789abcdef.html": note})
+	if len(recs) != 1 {
+		t.Fatalf("records %+v, want one", recs)
+	}
+	r := recs[0]
+	if r.Title != "Launch review" || r.Date != "2024-03-05" {
+		t.Errorf("title %q date %q, want Launch review of 2024-03-05", r.Title, r.Date)
+	}
+	if !slices.Equal(r.Tags, []string{"launch", "marketing"}) {
+		t.Errorf("tags %q, want the Tags property's", r.Tags)
+	}
+	want := "Created: March 5, 2024 10:00 AM\nTags: launch, marketing\nStatus: In progress\nThe beta opens on Monday.\n- [x] Book the room\n- [ ] Draft the press note"
+	if r.Text != want {
+		t.Errorf("text\n%q\nwant\n%q", r.Text, want)
+	}
+	if strings.Contains(r.Text, "|") {
+		t.Errorf("the properties are a table in the text: %q", r.Text)
+	}
+}
+
+// TestRead_htmlNoteJoplin: a note of Joplin's HTML export (the title in
+// an "exported-note-title" div, a style in the body, the Markdown
+// rendered in "rendered-md", a checklist an input and a label in a
+// "checkbox-wrapper" div of each item) reads titled by its title, its
+// checklist a Markdown task list. Before, the title was the first line
+// of its text and the items were words without their state.
+func TestRead_htmlNoteJoplin(t *testing.T) {
+	note := `<!DOCTYPE html><html><head><meta charset="UTF-8"><title>Packing list</title></head><body><div class="exported-note"><div class="exported-note-title">Packing list</div>
+
+<style>html{line-height:1.15}</style>
+<div id="rendered-md"><p>For the Lisbon trip.</p>
+<ul class="joplin-checklist">
+<li class="md-checkbox joplin-checkbox"><div class="checkbox-wrapper"><input type="checkbox" id="md-checkbox-internal-1" checked="checked"><label for="md-checkbox-internal-1">Passport</label></div></li>
+<li class="md-checkbox joplin-checkbox"><div class="checkbox-wrapper"><input type="checkbox" id="md-checkbox-internal-2"><label for="md-checkbox-internal-2">Charger</label></div></li>
+</ul>
+</div></div></body></html>
+`
+	recs := readHTMLNotes(t, map[string]string{"Packing list.html": note})
+	if len(recs) != 1 {
+		t.Fatalf("records %+v, want one", recs)
+	}
+	want := "Packing list: For the Lisbon trip.\n- [x] Passport\n- [ ] Charger"
+	if got := recs[0].Title + ": " + recs[0].Text; got != want {
+		t.Errorf("read\n%q\nwant\n%q", got, want)
+	}
+}
