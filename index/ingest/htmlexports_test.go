@@ -161,3 +161,36 @@ func TestRead_htmlNoteJoplin(t *testing.T) {
 		t.Errorf("read\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_htmlNoteCodeAndDividers: a code block of an HTML note (a
+// <pre><code>, as Notion, Joplin and Bear export one) whose lines read
+// like Markdown ("# install deps", a shell comment) is code, as the
+// same <pre> in a Markdown note is: no heading opens a section in it,
+// and its indentation is kept. A line of dashes typed as a divider (an
+// Apple Notes <div>-----</div>) is no setext underline that makes the
+// line above it a heading. Before, the comment was a section of its
+// own, and "Groceries" above the dashes was one too.
+func TestRead_htmlNoteCodeAndDividers(t *testing.T) {
+	note := `<html><body><h1>Deploy</h1><p>Run these:</p><pre id="9f1c" class="code"><code class="language-Shell"># install deps
+npm ci \
+  --prefer-offline
+</code></pre><div>Groceries</div><div>-----</div><div>milk #errand</div></body></html>
+`
+	recs := readHTMLNotes(t, map[string]string{"Deploy.html": note})
+	if len(recs) != 1 {
+		var titles []string
+		for _, r := range recs {
+			titles = append(titles, r.Title)
+		}
+		t.Fatalf("sections %q, want Deploy alone", titles)
+	}
+	r := recs[0]
+	for _, want := range []string{"Run these:", "# install deps\nnpm ci \\\n  --prefer-offline", "Groceries", "-----\nmilk #errand"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("text %q lacks %q", r.Text, want)
+		}
+	}
+	if r.Title != "Deploy" || !slices.Equal(r.Tags, []string{"errand"}) {
+		t.Errorf("title %q tags %q, want Deploy and [errand]", r.Title, r.Tags)
+	}
+}

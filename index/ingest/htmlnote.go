@@ -47,16 +47,20 @@ var htmlHidden = map[string]bool{"head": true, "script": true, "style": true, "n
 // section; a list item a "- " line; a checkbox (an input, Notion's
 // checkbox div, Keep's ☐ and ☑ bullets) a task list's "[ ] " or "[x] ";
 // a table a Markdown table (its first row the header); every other block
-// its own line; an image its alt text; the white space of a line
-// collapsed as a browser shows it (a pre's kept); entities as their
-// characters; no markup, and nothing of the head, a style or a script.
+// its own line, a line of dashes parted from the one above by a blank
+// line (a divider, no setext underline); a pre a fenced code block, its
+// lines' indentation kept; an image its alt text; the white space of a
+// line collapsed as a browser shows it; entities as their characters; no markup, and nothing of the head, a style or a script.
 // What an exporter writes of the note besides its text is its front
 // matter (see htmlExport), not its words.
 func htmlNoteText(body []byte) ([]byte, frontMatter) {
 	z := html.NewTokenizer(bytes.NewReader(body))
-	var out strings.Builder
+	var out bytes.Buffer
 	var line strings.Builder
 	hidden, pre := 0, 0
+	// preStart is where in out the open pre's lines begin, fenced at
+	// its end (endPre); -1 for none.
+	preStart := -1
 	var ex htmlExport
 	// bare: the line is only a mark (a list item's, a checkbox's, a
 	// heading's) that the words of a block inside it go on (Notion's
@@ -71,15 +75,46 @@ func htmlNoteText(body []byte) ([]byte, frontMatter) {
 		return strings.Trim(s, "#") == " " && len(s) <= 7
 	}
 	flush := func() {
+		if pre > 0 && preStart >= 0 {
+			// A line of code keeps its indentation.
+			if s := strings.TrimRight(line.String(), " \t\r"); strings.TrimSpace(s) != "" {
+				out.WriteString(s)
+				out.WriteByte('\n')
+			}
+			line.Reset()
+			return
+		}
 		if bare() {
 			line.Reset()
 			return
 		}
 		if s := strings.TrimSpace(line.String()); s != "" {
+			if strings.Trim(s, "-= \t") == "" && out.Len() > 0 && !bytes.HasSuffix(out.Bytes(), []byte("\n\n")) {
+				// A divider of dashes typed in the note is no setext
+				// underline of the line above: a blank line parts them.
+				out.WriteByte('\n')
+			}
 			out.WriteString(s)
 			out.WriteByte('\n')
 		}
 		line.Reset()
+	}
+	// endPre fences the lines of the pre that ends, as a Markdown
+	// note's code block, so that a line of code that reads like a
+	// heading ("# install deps") or a setext underline is code; the
+	// fence is longer than any run of backticks in the code.
+	endPre := func() {
+		code := string(out.Bytes()[preStart:])
+		out.Truncate(preStart)
+		preStart = -1
+		if strings.TrimSpace(code) == "" {
+			return
+		}
+		fence := "```"
+		for strings.Contains(code, fence) {
+			fence += "`"
+		}
+		out.WriteString(fence + "\n" + code + fence + "\n")
 	}
 	// space writes a blank between words, one where the line has one.
 	space := func() {
@@ -155,7 +190,10 @@ func htmlNoteText(body []byte) ([]byte, frontMatter) {
 				endTable() // a table left open at the end
 			}
 			flush()
-			return []byte(out.String()), ex.frontMatter()
+			if preStart >= 0 {
+				endPre() // a pre left open at the end
+			}
+			return out.Bytes(), ex.frontMatter()
 		case html.TextToken:
 			if hidden > 0 {
 				continue
@@ -311,9 +349,13 @@ func htmlNoteText(body []byte) ([]byte, frontMatter) {
 				}
 				flush()
 				if tag == "pre" && tt == html.StartTagToken {
-					pre++
+					if pre++; pre == 1 {
+						preStart = out.Len()
+					}
 				} else if tag == "pre" && tt == html.EndTagToken && pre > 0 {
-					pre--
+					if pre--; pre == 0 && preStart >= 0 {
+						endPre()
+					}
 				}
 			}
 		}
