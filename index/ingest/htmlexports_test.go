@@ -194,3 +194,40 @@ npm ci \
 		t.Errorf("title %q tags %q, want Deploy and [errand]", r.Title, r.Tags)
 	}
 }
+
+// TestRead_htmlNoteEvernoteAttributes: Evernote's HTML export with the
+// note's attributes chosen writes, under the title's h1, a table of
+// them ("Created:", "Tags:", "Source:" in bold cells, the values in
+// italics). It reads as the attributes' lines ("Created: ..."), as
+// Notion's properties do, of the day the head's meta gives and tagged
+// with its keywords. Before, the table was a Markdown table of the
+// attributes, "| Created: | 5/3/2019 11:15 AM |" and its "| --- |" row,
+// words of the note's first section.
+func TestRead_htmlNoteEvernoteAttributes(t *testing.T) {
+	note := `<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
+<html><head><meta http-equiv="Content-Type" content="text/html; charset=UTF-8"/><meta name="exporter-version" content="Evernote Windows/307027 (en-US, DDL); Windows/6.1.0 (Win32);"/><meta name="created" content="2019-05-03 11:15:00 +0000"/><meta name="keywords" content="travel, family"/><title>Lisbon trip</title></head><body>
+<h1>Lisbon trip</h1>
+<div>
+<table bgcolor="#D4DDE5" border="0">
+<tr><td><b>Created:</b></td><td><i>5/3/2019 11:15 AM</i></td></tr>
+<tr><td><b>Tags:</b></td><td><i>travel, family</i></td></tr>
+<tr><td><b>Source:</b></td><td><a href="https://www.visitlisboa.com/"><i>https://www.visitlisboa.com/</i></a></td></tr>
+</table>
+</div>
+<br/>
+<div><span>The tram 28 leaves from Martim Moniz.</span></div>
+</body></html>
+`
+	recs := readHTMLNotes(t, map[string]string{"Lisbon trip.html": note})
+	if len(recs) != 1 {
+		t.Fatalf("records %+v, want one", recs)
+	}
+	r := recs[0]
+	want := "Created: 5/3/2019 11:15 AM\nTags: travel, family\nSource: https://www.visitlisboa.com/\nThe tram 28 leaves from Martim Moniz."
+	if r.Title != "Lisbon trip" || r.Text != want {
+		t.Errorf("read %q:\n%q\nwant Lisbon trip:\n%q", r.Title, r.Text, want)
+	}
+	if r.Date != "2019-05-03" || !slices.Equal(r.Tags, []string{"travel", "family"}) {
+		t.Errorf("date %q tags %q, want 2019-05-03 and [travel family]", r.Date, r.Tags)
+	}
+}

@@ -286,7 +286,10 @@ func htmlNoteText(body []byte) ([]byte, frontMatter) {
 				}
 				continue
 			}
-			if tb.tables == 0 && ex.starts(tag, tt, attrs) {
+			// Evernote's attributes table follows the note's title alone.
+			attrsTable := tag == "table" && ex.evernote && strings.TrimSpace(line.String()) == "" &&
+				bytes.HasPrefix(out.Bytes(), []byte("# ")) && bytes.Count(out.Bytes(), []byte("\n")) == 1
+			if tb.tables == 0 && ex.starts(tag, tt, attrs, attrsTable) {
 				if ex.capture != captureLabel {
 					flush() // a block of its own, no words of the line
 				}
@@ -444,9 +447,11 @@ type htmlExport struct {
 	capTag  string
 	depth   int
 	buf     strings.Builder
-	// In Notion's properties: the row's name (its th) and value (its
-	// td), which cell is open, and the row read, a line of the text.
+	// In a table of properties: the row's name (its first cell) and
+	// value (its second), its cells so far, which is open ("name",
+	// "value", "" for another), and the row read, a line of the text.
 	name, value strings.Builder
+	cells       int
 	cell        string
 	line        string
 }
@@ -470,8 +475,10 @@ func (ex *htmlExport) meta(name, content string) {
 func (ex *htmlExport) capturing() bool { return ex.capture != captureNone }
 
 // starts reports whether the tag opens an element whose words are read
-// apart (Keep's heading and labels, Notion's properties), and begins to.
-func (ex *htmlExport) starts(tag string, tt html.TokenType, attrs map[string]string) bool {
+// apart (Keep's heading and labels, Notion's properties, and Evernote's
+// attributes when attrsTable says the table is where Evernote writes
+// them), and begins to.
+func (ex *htmlExport) starts(tag string, tt html.TokenType, attrs map[string]string, attrsTable bool) bool {
 	if tt != html.StartTagToken {
 		return false
 	}
@@ -481,7 +488,7 @@ func (ex *htmlExport) starts(tag string, tt html.TokenType, attrs map[string]str
 		ex.capture = captureHeading
 	case tag == "span" && hasClass(class, "label-name"):
 		ex.capture = captureLabel
-	case tag == "table" && hasClass(class, "properties"):
+	case tag == "table" && (hasClass(class, "properties") || attrsTable):
 		ex.capture = captureProps
 	default:
 		return false
@@ -496,9 +503,9 @@ func (ex *htmlExport) text(s string) {
 	switch {
 	case ex.capture != captureProps:
 		ex.buf.WriteString(s)
-	case ex.cell == "th":
+	case ex.cell == "name":
 		ex.name.WriteString(s)
-	case ex.cell == "td":
+	case ex.cell == "value":
 		ex.value.WriteString(s)
 	}
 }
@@ -508,15 +515,23 @@ func (ex *htmlExport) tag(tag string, tt html.TokenType, attrs map[string]string
 	if ex.capture == captureProps {
 		switch {
 		case (tag == "th" || tag == "td") && tt == html.StartTagToken:
-			ex.cell = tag
+			ex.cells++
+			switch ex.cells {
+			case 1:
+				ex.cell = "name"
+			case 2:
+				ex.cell = "value"
+			default:
+				ex.cell = ""
+			}
 		case tag == "th" || tag == "td":
 			ex.cell = ""
 		case tag == "span" && tt == html.StartTagToken && hasClass(attrs["class"], "selected-value") &&
-			ex.cell == "td" && strings.TrimSpace(ex.value.String()) != "":
+			ex.cell == "value" && strings.TrimSpace(ex.value.String()) != "":
 			// A multi-select's values, as the Markdown export lists them.
 			ex.value.WriteString(", ")
-		case tag == "tr" && tt == html.EndTagToken:
-			ex.endRow()
+		case tag == "tr":
+			ex.endRow() // a row's end, or the next's start when HTML lets it out
 		}
 	}
 	if tag != ex.capTag || tt == html.SelfClosingTagToken {
@@ -547,14 +562,17 @@ func (ex *htmlExport) tag(tag string, tt html.TokenType, attrs map[string]string
 	ex.capture, ex.capTag, ex.cell = captureNone, "", ""
 }
 
-// endRow ends a row of Notion's properties: a "Name: value" line of the
-// text, as the Markdown export writes it, and what it tells of the page.
+// endRow ends a row of a table of properties (Notion's, Evernote's): a
+// "Name: value" line of the text, as Notion's Markdown export writes
+// one, and what it tells of the note.
 func (ex *htmlExport) endRow() {
-	name := strings.Join(strings.Fields(ex.name.String()), " ")
+	// Evernote's names end with a colon ("Created:").
+	name := strings.TrimSuffix(strings.Join(strings.Fields(ex.name.String()), " "), ":")
 	// A date is written "@March 5, 2024", as Notion mentions one.
 	value := strings.TrimPrefix(strings.Join(strings.Fields(ex.value.String()), " "), "@")
 	ex.name.Reset()
 	ex.value.Reset()
+	ex.cells, ex.cell = 0, ""
 	if name == "" {
 		return
 	}
