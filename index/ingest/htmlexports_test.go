@@ -231,3 +231,17 @@ func TestRead_htmlNoteEvernoteAttributes(t *testing.T) {
 		t.Errorf("date %q tags %q, want 2019-05-03 and [travel family]", r.Date, r.Tags)
 	}
 }
+
+// TestRead_htmlNoteHeadTitle: an exporter names a note's file by its
+// title with the characters a file name cannot hold replaced (Evernote
+// writes "Q3: plan / budget?" as "Q3_ plan _ budget_.html") and writes
+// the title whole in the head's <title>: the note is titled by that, as
+// its app shows it. Before, its title was the file's mangled name.
+func TestRead_htmlNoteHeadTitle(t *testing.T) {
+	note := `<html><head><meta http-equiv="Content-Type" content="text/html; charset=UTF-8"/><meta name="exporter-version" content="Evernote Mac 7.14 (458244)"/><title>Q3: plan / budget?</title></head>` +
+		`<body><div>Cut the travel line by a tenth.</div><svg><title>icon</title></svg></body></html>`
+	recs := readHTMLNotes(t, map[string]string{"Q3_ plan _ budget_.html": note})
+	if len(recs) != 1 || recs[0].Title != "Q3: plan / budget?" {
+		t.Fatalf("records %+v, want one titled Q3: plan / budget?", recs)
+	}
+}

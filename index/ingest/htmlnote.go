@@ -39,8 +39,9 @@ var htmlBlocks = map[string]bool{
 var htmlAttrTags = map[string]bool{"div": true, "span": true, "table": true, "input": true, "img": true, "meta": true}
 
 // htmlHidden are the elements whose content is no words of the note:
-// the head (its title is the file's name), styles and scripts.
-var htmlHidden = map[string]bool{"head": true, "script": true, "style": true, "noscript": true, "template": true}
+// the head (its title is the note's, see htmlExport), styles, scripts
+// and drawings (an svg's words are an icon's tooltip).
+var htmlHidden = map[string]bool{"head": true, "script": true, "style": true, "noscript": true, "template": true, "svg": true}
 
 // htmlNoteText is the text of an HTML note as Markdown the note reader
 // reads: a heading (h1 to h6) a "#" heading line, so that it opens a
@@ -52,8 +53,9 @@ var htmlHidden = map[string]bool{"head": true, "script": true, "style": true, "n
 // lines' indentation kept; an image its alt text; the white space of a
 // line collapsed as a browser shows it; entities as their characters; no markup, and nothing of the head, a style or a script.
 // What an exporter writes of the note besides its text is its front
-// matter (see htmlExport), not its words.
-func htmlNoteText(body []byte) ([]byte, frontMatter) {
+// matter (see htmlExport), not its words; the head's title is the name
+// the note goes by where no heading names it, in place of its file's.
+func htmlNoteText(body []byte) ([]byte, frontMatter, string) {
 	z := html.NewTokenizer(bytes.NewReader(body))
 	var out bytes.Buffer
 	var line strings.Builder
@@ -62,6 +64,8 @@ func htmlNoteText(body []byte) ([]byte, frontMatter) {
 	// its end (endPre); -1 for none.
 	preStart := -1
 	var ex htmlExport
+	// inTitle: in the head's <title>; inBody: the body has begun.
+	inTitle, inBody := false, false
 	// bare: the line is only a mark (a list item's, a checkbox's, a
 	// heading's) that the words of a block inside it go on (Notion's
 	// <li><div class="checkbox">, <h1><div>): alone it is no line.
@@ -193,8 +197,12 @@ func htmlNoteText(body []byte) ([]byte, frontMatter) {
 			if preStart >= 0 {
 				endPre() // a pre left open at the end
 			}
-			return out.Bytes(), ex.frontMatter()
+			return out.Bytes(), ex.frontMatter(), strings.Join(strings.Fields(ex.title), " ")
 		case html.TextToken:
+			if inTitle {
+				ex.title += string(z.Text())
+				continue
+			}
 			if hidden > 0 {
 				continue
 			}
@@ -261,7 +269,13 @@ func htmlNoteText(body []byte) ([]byte, frontMatter) {
 			}
 			if tag == "body" {
 				// The head ends where the body starts, closed or not.
-				hidden = 0
+				hidden, inBody = 0, true
+			}
+			if tag == "title" {
+				// The head's title, the note's whole (a file's name may
+				// not hold its "/" or ":"); not an svg's in the body.
+				inTitle = tt == html.StartTagToken && !inBody && ex.title == ""
+				continue
 			}
 			if htmlHidden[tag] {
 				if tt == html.StartTagToken {
@@ -433,8 +447,10 @@ const (
 // htmlExport is what htmlNoteText reads of a note besides its text, as
 // exporters write it: Evernote's meta elements (created, updated,
 // keywords), Google Keep's heading (the note's time) and labels, and
-// the properties table of a page of Notion's. The zero value reads none.
+// the properties table of a page of Notion's, and the head's title.
+// The zero value reads none.
 type htmlExport struct {
+	title                      string
 	created, updated, keywords string
 	evernote                   bool
 	labels                     []any

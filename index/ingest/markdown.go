@@ -117,11 +117,12 @@ func readMarkdown(fc *fileCtx) error {
 		fc.problem(1, "front matter is not valid "+fmErr.Error())
 	}
 	var htmlFM frontMatter
+	var htmlTitle string
 	if isHTMLNote(path) {
 		// Its sections' lines are those of its text, not of its markup;
 		// what its exporter wrote of it besides (a time, labels) is its
 		// front matter.
-		body, htmlFM = htmlNoteText(body)
+		body, htmlFM, htmlTitle = htmlNoteText(body)
 	}
 	if fmLines == 0 {
 		if isHTMLNote(path) {
@@ -183,6 +184,11 @@ func readMarkdown(fc *fileCtx) error {
 		})
 	}
 	docTitle := strings.TrimSpace(title)
+	if docTitle == "" {
+		// An HTML note's head names it whole, where its file's name
+		// may not ("Q3: plan" written "Q3_ plan.html").
+		docTitle = htmlTitle
+	}
 	if docTitle == "" {
 		docTitle = pageName(noteStem(path))
 	}
