@@ -264,7 +264,12 @@ func htmlNoteText(body []byte) ([]byte, frontMatter, string) {
 				for more := true; more; {
 					var k, v []byte
 					k, v, more = z.TagAttr()
-					attrs[string(k)] = string(v)
+					// Only those read: an image's src may be megabytes
+					// of base64 (Apple Notes exporters inline them).
+					switch key := string(k); key {
+					case "class", "type", "checked", "alt", "name", "content":
+						attrs[key] = string(v)
+					}
 				}
 			}
 			if tag == "body" {
