@@ -245,3 +245,18 @@ func TestRead_htmlNoteHeadTitle(t *testing.T) {
 		t.Fatalf("records %+v, want one titled Q3: plan / budget?", recs)
 	}
 }
+
+// TestRead_htmlNoteENMLTodos: a note's ENML saved as it is (an
+// <en-note> whose to-dos are <en-todo checked="true"/>, as Evernote
+// stores them and scripts that dump a note's content write them to an
+// .html file) reads its to-dos as a Markdown task list, checked="false"
+// and no checked both open. Before, the boxes were nothing.
+func TestRead_htmlNoteENMLTodos(t *testing.T) {
+	note := `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE en-note SYSTEM "http://xml.evernote.com/pub/enml2.dtd">` +
+		`<en-note><div><en-todo checked="true"/>Pay the rent</div><div><en-todo checked="false"/>Fix the sink</div><div><en-todo/>Call the landlord</div></en-note>`
+	recs := readHTMLNotes(t, map[string]string{"Flat.html": note})
+	want := "- [x] Pay the rent\n- [ ] Fix the sink\n- [ ] Call the landlord"
+	if len(recs) != 1 || recs[0].Text != want {
+		t.Fatalf("records %+v, want one of\n%q", recs, want)
+	}
+}

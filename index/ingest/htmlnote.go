@@ -36,7 +36,7 @@ var htmlBlocks = map[string]bool{
 // htmlAttrTags are the elements whose attributes htmlNoteText reads:
 // a class that marks an exporter's title, heading, label, checkbox or
 // properties, an input's checkbox, an image's alt text, a meta's value.
-var htmlAttrTags = map[string]bool{"div": true, "span": true, "table": true, "input": true, "img": true, "meta": true}
+var htmlAttrTags = map[string]bool{"div": true, "span": true, "table": true, "input": true, "img": true, "meta": true, "en-todo": true}
 
 // htmlHidden are the elements whose content is no words of the note:
 // the head (its title is the note's, see htmlExport), styles, scripts
@@ -45,8 +45,9 @@ var htmlHidden = map[string]bool{"head": true, "script": true, "style": true, "n
 
 // htmlNoteText is the text of an HTML note as Markdown the note reader
 // reads: a heading (h1 to h6) a "#" heading line, so that it opens a
-// section; a list item a "- " line; a checkbox (an input, Notion's
-// checkbox div, Keep's ☐ and ☑ bullets) a task list's "[ ] " or "[x] ";
+// section; a list item a "- " line; a checkbox (an input, ENML's
+// en-todo, Notion's checkbox div, Keep's ☐ and ☑ bullets) a task
+// list's "[ ] " or "[x] ";
 // a table a Markdown table (its first row the header); every other block
 // its own line, a line of dashes parted from the one above by a blank
 // line (a divider, no setext underline); a pre a fenced code block, its
@@ -323,6 +324,10 @@ func htmlNoteText(body []byte) ([]byte, frontMatter, string) {
 			case tag == "input" && strings.EqualFold(attrs["type"], "checkbox"):
 				_, checked := attrs["checked"]
 				box(checked)
+				continue
+			case tag == "en-todo" && start:
+				// Evernote's own markup of a to-do (ENML), checked="true".
+				box(strings.EqualFold(attrs["checked"], "true"))
 				continue
 			case tag == "div" && start && hasClass(attrs["class"], "checkbox"):
 				// Notion's to-do box: an empty div, no line of its own.
