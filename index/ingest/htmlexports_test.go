@@ -260,3 +260,22 @@ func TestRead_htmlNoteENMLTodos(t *testing.T) {
 		t.Fatalf("records %+v, want one of\n%q", recs, want)
 	}
 }
+
+// TestRead_htmlNoteHeadingClassOutsideKeep: Keep's classes are read as
+// Keep's only in a Keep note (a div of class "note"): a page saved into
+// the notes whose block of class "heading" holds its heading and its
+// lede keeps them as its heading and a line. Taken for Keep's heading,
+// they were one line, the h1 no section.
+func TestRead_htmlNoteHeadingClassOutsideKeep(t *testing.T) {
+	page := `<html><head><title>Release notes</title></head><body><div class="heading"><h1 class="upper-title">Release 4.2</h1><p>Faster sync for large vaults.</p></div>` +
+		`<div class="title">Upgrade steps</div><p>Stop the daemon first.</p></body></html>`
+	recs := readHTMLNotes(t, map[string]string{"Release.html": page})
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Title+": "+r.Text)
+	}
+	want := []string{"Release 4.2: Faster sync for large vaults.\nUpgrade steps\nStop the daemon first."}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n%q\nwant\n%q", got, want)
+	}
+}

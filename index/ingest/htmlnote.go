@@ -339,7 +339,7 @@ func htmlNoteText(body []byte) ([]byte, frontMatter, string) {
 			case tag == "div" && tt == html.EndTagToken && boxEnd:
 				boxEnd = false
 				continue
-			case tag == "div" && tt == html.StartTagToken && tb.tables == 0 && (hasClass(attrs["class"], "title") || hasClass(attrs["class"], "exported-note-title")):
+			case tag == "div" && tt == html.StartTagToken && tb.tables == 0 && (ex.keep && hasClass(attrs["class"], "title") || hasClass(attrs["class"], "exported-note-title")):
 				// Keep's (and Joplin's) title: the note's heading.
 				flush()
 				line.WriteString("# ")
@@ -462,8 +462,9 @@ const (
 type htmlExport struct {
 	title                      string
 	created, updated, keywords string
-	evernote                   bool
-	labels                     []any
+	// evernote: Evernote exported the note; keep: it is a Keep note's.
+	evernote, keep bool
+	labels         []any
 	// fm is what Notion's properties set (setNotionProperty).
 	fm frontMatter
 
@@ -510,9 +511,13 @@ func (ex *htmlExport) starts(tag string, tt html.TokenType, attrs map[string]str
 	}
 	class := attrs["class"]
 	switch {
-	case tag == "div" && hasClass(class, "heading"):
+	case tag == "div" && hasClass(class, "note"):
+		// Keep's note: its heading, title and labels are read as Keep's.
+		ex.keep = true
+		return false
+	case tag == "div" && ex.keep && hasClass(class, "heading"):
 		ex.capture = captureHeading
-	case tag == "span" && hasClass(class, "label-name"):
+	case tag == "span" && ex.keep && hasClass(class, "label-name"):
 		ex.capture = captureLabel
 	case tag == "table" && (hasClass(class, "properties") || attrsTable):
 		ex.capture = captureProps
