@@ -279,3 +279,16 @@ func TestRead_htmlNoteHeadingClassOutsideKeep(t *testing.T) {
 		t.Errorf("sections\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestRead_htmlNotePropertiesClassOutsideNotion: a table of class
+// "properties" is Notion's page properties only in a Notion page (an
+// <article> of class "page"): in a page saved into the notes it is a
+// table, and its "Tags" row tags nothing.
+func TestRead_htmlNotePropertiesClassOutsideNotion(t *testing.T) {
+	page := `<html><body><h1>Resistors</h1><table class="properties"><tr><th>Tags</th><th>Ohms</th></tr><tr><td>R1</td><td>220</td></tr></table></body></html>`
+	recs := readHTMLNotes(t, map[string]string{"Resistors.html": page})
+	want := "| Tags | Ohms |\n| --- | --- |\n| R1 | 220 |"
+	if len(recs) != 1 || recs[0].Text != want || len(recs[0].Tags) != 0 {
+		t.Fatalf("records %+v, want one of\n%q, untagged", recs, want)
+	}
+}

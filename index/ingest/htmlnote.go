@@ -36,7 +36,7 @@ var htmlBlocks = map[string]bool{
 // htmlAttrTags are the elements whose attributes htmlNoteText reads:
 // a class that marks an exporter's title, heading, label, checkbox or
 // properties, an input's checkbox, an image's alt text, a meta's value.
-var htmlAttrTags = map[string]bool{"div": true, "span": true, "table": true, "input": true, "img": true, "meta": true, "en-todo": true}
+var htmlAttrTags = map[string]bool{"article": true, "div": true, "span": true, "table": true, "input": true, "img": true, "meta": true, "en-todo": true}
 
 // htmlHidden are the elements whose content is no words of the note:
 // the head (its title is the note's, see htmlExport), styles, scripts
@@ -329,7 +329,7 @@ func htmlNoteText(body []byte) ([]byte, frontMatter, string) {
 				// Evernote's own markup of a to-do (ENML), checked="true".
 				box(strings.EqualFold(attrs["checked"], "true"))
 				continue
-			case tag == "div" && start && hasClass(attrs["class"], "checkbox"):
+			case tag == "div" && start && (hasClass(attrs["class"], "checkbox-on") || hasClass(attrs["class"], "checkbox-off")):
 				// Notion's to-do box: an empty div, no line of its own.
 				box(hasClass(attrs["class"], "checkbox-on"))
 				if tt == html.StartTagToken {
@@ -462,9 +462,10 @@ const (
 type htmlExport struct {
 	title                      string
 	created, updated, keywords string
-	// evernote: Evernote exported the note; keep: it is a Keep note's.
-	evernote, keep bool
-	labels         []any
+	// evernote: Evernote exported the note; keep: it is a Keep note's;
+	// notion: a Notion page's.
+	evernote, keep, notion bool
+	labels                 []any
 	// fm is what Notion's properties set (setNotionProperty).
 	fm frontMatter
 
@@ -519,7 +520,11 @@ func (ex *htmlExport) starts(tag string, tt html.TokenType, attrs map[string]str
 		ex.capture = captureHeading
 	case tag == "span" && ex.keep && hasClass(class, "label-name"):
 		ex.capture = captureLabel
-	case tag == "table" && (hasClass(class, "properties") || attrsTable):
+	case tag == "article" && hasClass(class, "page"):
+		// Notion's page: its properties table is read as Notion's.
+		ex.notion = true
+		return false
+	case tag == "table" && (ex.notion && hasClass(class, "properties") || attrsTable):
 		ex.capture = captureProps
 	default:
 		return false
