@@ -292,3 +292,19 @@ func TestRead_htmlNotePropertiesClassOutsideNotion(t *testing.T) {
 		t.Fatalf("records %+v, want one of\n%q, untagged", recs, want)
 	}
 }
+
+// TestRead_htmlNoteNotionCheckboxProperty: a checkbox property of a
+// Notion page (its value a "checkbox-on" or "checkbox-off" div in the
+// properties table) reads "Yes" or "No", as Notion's Markdown export
+// writes it. It read "Done: ", its value lost.
+func TestRead_htmlNoteNotionCheckboxProperty(t *testing.T) {
+	note := `<html><body><article class="page sans"><header><h1 class="page-title">Vendor audit</h1><table class="properties"><tbody>` +
+		`<tr class="property-row property-row-checkbox"><th>Done</th><td><div class="checkbox checkbox-on"></div></td></tr>` +
+		`<tr class="property-row property-row-checkbox"><th>Signed</th><td><div class="checkbox checkbox-off"></div></td></tr>` +
+		`</tbody></table></header><div class="page-body"><p>All three vendors passed.</p></div></article></body></html>`
+	recs := readHTMLNotes(t, map[string]string{"Vendor audit 0123456789abcdef0123456789abcdef.html": note})
+	want := "Done: Yes\nSigned: No\nAll three vendors passed."
+	if len(recs) != 1 || recs[0].Text != want {
+		t.Fatalf("records %+v, want one of\n%q", recs, want)
+	}
+}

@@ -566,6 +566,14 @@ func (ex *htmlExport) tag(tag string, tt html.TokenType, attrs map[string]string
 			ex.cell == "value" && strings.TrimSpace(ex.value.String()) != "":
 			// A multi-select's values, as the Markdown export lists them.
 			ex.value.WriteString(", ")
+		case tag == "div" && tt != html.EndTagToken && ex.cell == "value" &&
+			(hasClass(attrs["class"], "checkbox-on") || hasClass(attrs["class"], "checkbox-off")):
+			// A checkbox property, as the Markdown export writes it.
+			if hasClass(attrs["class"], "checkbox-on") {
+				ex.value.WriteString("Yes")
+			} else {
+				ex.value.WriteString("No")
+			}
 		case tag == "tr":
 			ex.endRow() // a row's end, or the next's start when HTML lets it out
 		}
