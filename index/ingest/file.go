@@ -248,4 +248,6 @@ package ingest
 // kept as written (redaction dropped them).
 // ingest-v40: a heading's inline HTML tags and comments are no part of its
 // title ("Setup <a id=...></a>" is "Setup").
-const Version = "ingest-v40"
+// ingest-v41: HTML notes as Keep, Evernote, Notion and Joplin export them:
+// the exporter's title, time and tags, checkboxes, pre as code, alt text.
+const Version = "ingest-v41"
