@@ -69,6 +69,34 @@ func (r *runScript) env(extra ...string) []string {
 // waits until the novad it execs serves; the test's cleanup stops it.
 func (r *runScript) start(dir string) (stdout *novatest.LogBuffer) {
 	r.t.Helper()
+	// A free port is closed again before the script binds it, and
+	// another test's listener on 127.0.0.1:0 can be given it in between
+	// (seen once under load: "(server.port) is in use"): the run is then
+	// tried again on two other free ports, a few times. Any other failure
+	// fails the test at once.
+	for attempt := 1; ; attempt++ {
+		out, err := r.startOnce(dir)
+		if err == nil {
+			return out
+		}
+		if attempt == 3 || !portTaken(out.String()) {
+			r.t.Fatalf("make run on %q: %v:\n%s", dir, err, out.String())
+		}
+		r.t.Logf("make run on %q, attempt %d: a port was taken by another program; again on others:\n%s", dir, attempt, out.String())
+		r.serverPort = novatest.ClosedPort(r.t)
+		r.facadePort = novatest.ClosedPort(r.t, r.serverPort)
+	}
+}
+
+// portTaken reports whether a run's output says that one of its ports was
+// in use: the script's check before it indexes, or novad's bind.
+func portTaken(out string) bool {
+	return strings.Contains(out, ".port) is in use") || strings.Contains(out, "port in use")
+}
+
+// startOnce is one run of start: the script started, and an error when
+// it exits or does not serve within a minute.
+func (r *runScript) startOnce(dir string) (*novatest.LogBuffer, error) {
 	// Under umask 022, a login shell's usual one, whatever the test
 	// runner's: what the script writes must be private all the same.
 	cmd := exec.Command("bash", "-c", `umask 022 && exec bash "$0"`, filepath.Join(r.repo, "scripts", "run.sh"))
@@ -90,10 +118,8 @@ func (r *runScript) start(dir string) (stdout *novatest.LogBuffer) {
 		}
 	})
 	// The script execs novad: its pid is novad's.
-	if _, err := novatest.WaitServing(r.home, cmd.Process.Pid, done, 60*time.Second); err != nil {
-		r.t.Fatalf("make run on %q: %v:\n%s", dir, err, out.String())
-	}
-	return out
+	_, err := novatest.WaitServing(r.home, cmd.Process.Pid, done, 60*time.Second)
+	return out, err
 }
 
 // fail runs the script on dir and returns its exit code and output,
