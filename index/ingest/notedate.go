@@ -244,3 +244,82 @@ func folderDay(path string) string {
 	}
 	return isoDay(filepath.Base(year), filepath.Base(month), m[1])
 }
+
+// nameDate is the day a note's file name gives: a YYYY-MM-DD in it (a
+// daily note, a Jekyll post), Logseq's journal YYYY_MM_DD, a day as
+// Chinese, Japanese and Korean write it (2026年6月1日, 2026년 6월 1일), a
+// Zettelkasten id it begins with, YYYYMMDD with the hour and minute (and
+// second) or without, a day in another form daily notes are named with
+// (otherNameDay: 2026.03.05, March 5, 2026), or "".
+func nameDate(name string, loc *time.Location) string {
+	m := fileDate().FindString(name)
+	// A Korean name as macOS writes it is decomposed: 년 is three jamo.
+	if c := cjkNameDay().FindStringSubmatch(norm.NFC.String(name)); m == "" && c != nil {
+		m = isoDay(c[1], c[2], c[3])
+	}
+	if m == "" {
+		if z := zettelID().FindStringSubmatch(name); z != nil {
+			m = z[1][:4] + "-" + z[1][4:6] + "-" + z[1][6:]
+		}
+	}
+	if m == "" {
+		m = otherNameDay(name)
+	}
+	if d, _, ok := parseDate(strings.ReplaceAll(m, "_", "-"), loc); ok {
+		return d
+	}
+	return ""
+}
+
+// cjkNameDay is a day in a file's name as Chinese, Japanese (年月日) and
+// Korean (년월일) write it: the year, the month and the day are groups
+// 1 to 3. A day without its year (6月1日) is of no year.
+var cjkNameDay = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`((?:19|20)\d{2}) ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]`)
+})
+
+// cjkValueDay is a front matter date as Chinese, Japanese and Korean
+// notes write it, the year first: 2026年6月1日, 2026년 6월 1일 or
+// 2026/6/1 (the year, month and day are groups 1 to 3, or 1, 4 and 5),
+// maybe with its weekday (星期一, (月), 月曜日, 월요일, as date templates
+// write it in Obsidian's language) and a time of day (hours, minutes and
+// seconds: groups 6 to 8).
+var cjkValueDay = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^((?:19|20)\d{2})(?: ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]|/(\d{1,2})/(\d{1,2}))` +
+		`(?: ?[(（]?(?:星期[一二三四五六日天]|[周週][一二三四五六日天]|[月火水木金土日](?:曜日?)?|[월화수목금토일](?:요일)?)[)）]?)?` +
+		`(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$`)
+})
+
+// cjkDate is a front matter value that cjkValueDay reads as the text
+// parseDate reads ("2026年6月1日 9:05" is "2026-06-01 09:05:00"), or v
+// as it is.
+func cjkDate(v string) string {
+	m := cjkValueDay().FindStringSubmatch(norm.NFC.String(strings.TrimSpace(v)))
+	if m == nil {
+		return v
+	}
+	day := isoDay(m[1], cmp.Or(m[2], m[4]), cmp.Or(m[3], m[5]))
+	if m[6] == "" {
+		return day
+	}
+	return day + " " + twoDigits(m[6]) + ":" + m[7] + ":" + cmp.Or(m[8], "00")
+}
+
+// isoDay writes a year, month and day (of one or two digits) as
+// YYYY-MM-DD, which parseDate checks.
+func isoDay(year, month, day string) string {
+	return year + "-" + twoDigits(month) + "-" + twoDigits(day)
+}
+
+// twoDigits is a number of one or two digits written with two.
+func twoDigits(n string) string {
+	if len(n) == 1 {
+		return "0" + n
+	}
+	return n
+}
+
+// zettelID is a Zettelkasten id that begins a file name: the day it was
+// made and maybe the minute (and second), then no other digit. The year
+// is 19xx or 20xx, so that other numbers are not read for days.
+var zettelID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^((?:19|20)\d{6})(?:\d{4}|\d{6})?(?:\D|$)`) })
