@@ -46,351 +46,385 @@ var htmlHidden = map[string]bool{"head": true, "script": true, "style": true, "n
 // htmlNoteText is the text of an HTML note as Markdown the note reader
 // reads: a heading (h1 to h6) a "#" heading line, so that it opens a
 // section; a list item a "- " line; a checkbox (an input, ENML's
-// en-todo, Notion's checkbox div, Keep's ☐ and ☑ bullets) a task
-// list's "[ ] " or "[x] ";
-// a table a Markdown table (its first row the header); every other block
-// its own line, a line of dashes parted from the one above by a blank
-// line (a divider, no setext underline); a pre a fenced code block, its
-// lines' indentation kept; an image its alt text; the white space of a
-// line collapsed as a browser shows it; entities as their characters; no markup, and nothing of the head, a style or a script.
-// What an exporter writes of the note besides its text is its front
-// matter (see htmlExport), not its words; the head's title is the name
-// the note goes by where no heading names it, in place of its file's.
+// en-todo, Notion's checkbox div, Keep's ☐ and ☑ bullets) a task list's
+// "[ ] " or "[x] "; a table a Markdown table (its first row the header);
+// every other block its own line, a line of dashes parted from the one
+// above by a blank line (a divider, no setext underline); a pre a fenced
+// code block, its lines' indentation kept; an image its alt text; the
+// white space of a line collapsed as a browser shows it; entities as
+// their characters; no markup, and nothing of the head, a style or a
+// script. What an exporter writes of the note besides its text is its
+// front matter (see htmlExport), not its words; the head's title is the
+// name the note goes by where no heading names it, in place of its
+// file's.
 func htmlNoteText(body []byte) ([]byte, frontMatter, string) {
 	z := html.NewTokenizer(bytes.NewReader(body))
-	var out bytes.Buffer
-	var line strings.Builder
-	hidden, pre := 0, 0
-	// preStart is where in out the open pre's lines begin, fenced at
-	// its end (endPre); -1 for none.
-	preStart := -1
-	var ex htmlExport
-	// inTitle: in the head's <title>; inBody: the body has begun.
-	inTitle, inBody := false, false
-	// bare: the line is only a mark (a list item's, a checkbox's, a
-	// heading's) that the words of a block inside it go on (Notion's
-	// <li><div class="checkbox">, <h1><div>): alone it is no line.
-	bare := func() bool {
-		s := line.String()
-		for _, mark := range []string{"- [ ] ", "- [x] ", "- ", "[ ] ", "[x] "} {
-			if s == mark {
-				return true
-			}
-		}
-		return strings.Trim(s, "#") == " " && len(s) <= 7
-	}
-	flush := func() {
-		if pre > 0 && preStart >= 0 {
-			// A line of code keeps its indentation.
-			if s := strings.TrimRight(line.String(), " \t\r"); strings.TrimSpace(s) != "" {
-				out.WriteString(s)
-				out.WriteByte('\n')
-			}
-			line.Reset()
-			return
-		}
-		if bare() {
-			line.Reset()
-			return
-		}
-		if s := strings.TrimSpace(line.String()); s != "" {
-			if strings.Trim(s, "-= \t") == "" && out.Len() > 0 && !bytes.HasSuffix(out.Bytes(), []byte("\n\n")) {
-				// A divider of dashes typed in the note is no setext
-				// underline of the line above: a blank line parts them.
-				out.WriteByte('\n')
-			}
-			out.WriteString(s)
-			out.WriteByte('\n')
-		}
-		line.Reset()
-	}
-	// endPre fences the lines of the pre that ends, as a Markdown
-	// note's code block, so that a line of code that reads like a
-	// heading ("# install deps") or a setext underline is code; the
-	// fence is longer than any run of backticks in the code.
-	endPre := func() {
-		code := string(out.Bytes()[preStart:])
-		out.Truncate(preStart)
-		preStart = -1
-		if strings.TrimSpace(code) == "" {
-			return
-		}
-		fence := "```"
-		for strings.Contains(code, fence) {
-			fence += "`"
-		}
-		out.WriteString(fence + "\n" + code + fence + "\n")
-	}
-	// space writes a blank between words, one where the line has one.
-	space := func() {
-		if s := line.String(); s != "" && !strings.HasSuffix(s, " ") {
-			line.WriteByte(' ')
-		}
-	}
-	// box writes a checkbox, a task list's mark, at the start of a line
-	// or after its list item's.
-	box := func(checked bool) {
-		mark := "[ ] "
-		if checked {
-			mark = "[x] "
-		}
-		switch s := line.String(); {
-		case s == "- ":
-			line.WriteString(mark)
-		case strings.TrimSpace(s) == "":
-			line.Reset()
-			line.WriteString("- " + mark)
-		default:
-			space()
-			line.WriteString(mark)
-		}
-	}
-	// A table is written as Markdown's, one row a line, so that
-	// redaction knows a cell under a "Password" header, or beside a
-	// "DB_PASSWORD" cell, as it does in a Markdown note; a cell a line,
-	// a password was a word alone on its line.
-	var tb htmlTable
-	// boxEnd: the end tag of Notion's checkbox div is no line's end.
-	boxEnd := false
-	endRow := func() {
-		if tb.cells < 0 {
-			return
-		}
-		line.WriteString(" |")
-		row := strings.TrimSpace(line.String())
-		flush()
-		if tb.rows++; tb.rows == 1 && (tb.th || !redact.NameValueRow(row)) {
-			out.WriteString("|" + strings.Repeat(" --- |", max(tb.cells, 1)) + "\n")
-		}
-		tb.cells, tb.th = -1, false
-	}
-	// A blank line ends a table: the next one's header is its own.
-	endTable := func() {
-		endRow()
-		flush()
-		if tb.rows > 0 {
-			out.WriteByte('\n')
-		}
-	}
-	startCell := func(th bool) {
-		if tb.cells <= 0 {
-			if tb.cells < 0 {
-				flush() // a cell without its row's tag
-			}
-			tb.cells = 0
-			line.WriteString("| ")
-		} else {
-			line.WriteString(" | ")
-		}
-		tb.cells++
-		tb.th = tb.th || th
-	}
-	// inCell: a block in a cell is a space of its line, not a line.
-	inCell := func() bool { return tb.tables > 0 && tb.cells > 0 }
+	w := htmlNote{preStart: -1}
 	for {
-		tt := z.Next()
-		switch tt {
+		switch tt := z.Next(); tt {
 		case html.ErrorToken:
-			if tb.tables > 0 {
-				endTable() // a table left open at the end
+			if w.tb.tables > 0 {
+				w.endTable() // a table left open at the end
 			}
-			flush()
-			if preStart >= 0 {
-				endPre() // a pre left open at the end
+			w.flush()
+			if w.preStart >= 0 {
+				w.endPre() // a pre left open at the end
 			}
-			return out.Bytes(), ex.frontMatter(), strings.Join(strings.Fields(ex.title), " ")
+			return w.out.Bytes(), w.ex.frontMatter(), strings.Join(strings.Fields(w.ex.title), " ")
 		case html.TextToken:
-			if inTitle {
-				ex.title += string(z.Text())
-				continue
-			}
-			if hidden > 0 {
-				continue
-			}
-			text := strings.ReplaceAll(string(z.Text()), "\u00a0", " ")
-			if ex.capturing() {
-				ex.text(text)
-				continue
-			}
-			if bare() && strings.HasPrefix(line.String(), "- ") {
-				// Keep's checklist: a ☐ or ☑ bullet opens the item.
-				if t := strings.TrimLeft(text, " \t\r\n"); strings.HasPrefix(t, "☐") || strings.HasPrefix(t, "☑") || strings.HasPrefix(t, "☒") {
-					r, size := utf8.DecodeRuneInString(t)
-					line.Reset()
-					box(r != '☐')
-					text = t[size:]
-				}
-			}
-			if tb.tables > 0 {
-				if tb.cells <= 0 {
-					// Between rows and cells: white space, or words a
-					// browser shows as a line of their own (a caption).
-					if w := strings.Join(strings.Fields(text), " "); w != "" {
-						line.WriteString(w)
-						flush()
-					}
-					continue
-				}
-				// A '|' of a cell's words does not end the cell.
-				text = strings.ReplaceAll(text, "|", `\|`)
-			}
-			if pre > 0 && !inCell() {
-				for i, part := range strings.Split(text, "\n") {
-					if i > 0 {
-						flush()
-					}
-					line.WriteString(part)
-				}
-				continue
-			}
-			// A run of white space is one space, as a browser shows it.
-			if f := strings.Fields(text); len(f) > 0 {
-				if text[0] == ' ' || text[0] == '\t' || text[0] == '\n' || text[0] == '\r' {
-					space()
-				}
-				line.WriteString(strings.Join(f, " "))
-				if last := text[len(text)-1]; last == ' ' || last == '\t' || last == '\n' || last == '\r' {
-					line.WriteByte(' ')
-				}
-			} else if text != "" {
-				space()
-			}
+			w.text(string(z.Text()))
 		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			tag := string(name)
-			start := tt != html.EndTagToken
-			var attrs map[string]string
-			if hasAttr && start && htmlAttrTags[tag] {
-				attrs = make(map[string]string, 4)
-				for more := true; more; {
-					var k, v []byte
-					k, v, more = z.TagAttr()
-					// Only those read: an image's src may be megabytes
-					// of base64 (Apple Notes exporters inline them).
-					switch key := string(k); key {
-					case "class", "type", "checked", "alt", "name", "content":
-						attrs[key] = string(v)
-					}
-				}
+			w.tag(z, tt)
+		}
+	}
+}
+
+// htmlNote is htmlNoteText's state: the Markdown written (out) and the
+// line being written (line), how deep it is in hidden elements (hidden)
+// and in pre elements (pre, the outer one's lines beginning at preStart
+// in out, -1 for none), what the exporter wrote of the note (ex), whether
+// it is in the head's <title> (inTitle) and whether the body has begun
+// (inBody).
+type htmlNote struct {
+	out             bytes.Buffer
+	line            strings.Builder
+	hidden, pre     int
+	preStart        int
+	ex              htmlExport
+	inTitle, inBody bool
+	// tb is the table it is in. A table is written as Markdown's, one row
+	// a line, so that redaction knows a cell under a "Password" header,
+	// or beside a "DB_PASSWORD" cell, as it does in a Markdown note; a
+	// cell a line, a password was a word alone on its line.
+	tb htmlTable
+	// boxEnd: the end tag of Notion's checkbox div is no line's end.
+	boxEnd bool
+}
+
+// bare reports whether the line is only a mark (a list item's, a
+// checkbox's, a heading's) that the words of a block inside it go on
+// (Notion's <li><div class="checkbox">, <h1><div>): alone it is no line.
+func (w *htmlNote) bare() bool {
+	s := w.line.String()
+	for _, mark := range []string{"- [ ] ", "- [x] ", "- ", "[ ] ", "[x] "} {
+		if s == mark {
+			return true
+		}
+	}
+	return strings.Trim(s, "#") == " " && len(s) <= 7
+}
+
+// flush ends the line: written to out unless it has no words; a line of
+// code as it is.
+func (w *htmlNote) flush() {
+	if w.pre > 0 && w.preStart >= 0 {
+		// A line of code keeps its indentation.
+		if s := strings.TrimRight(w.line.String(), " \t\r"); strings.TrimSpace(s) != "" {
+			w.out.WriteString(s)
+			w.out.WriteByte('\n')
+		}
+		w.line.Reset()
+		return
+	}
+	if w.bare() {
+		w.line.Reset()
+		return
+	}
+	if s := strings.TrimSpace(w.line.String()); s != "" {
+		if strings.Trim(s, "-= \t") == "" && w.out.Len() > 0 && !bytes.HasSuffix(w.out.Bytes(), []byte("\n\n")) {
+			// A divider of dashes typed in the note is no setext
+			// underline of the line above: a blank line parts them.
+			w.out.WriteByte('\n')
+		}
+		w.out.WriteString(s)
+		w.out.WriteByte('\n')
+	}
+	w.line.Reset()
+}
+
+// endPre fences the lines of the pre that ends, as a Markdown note's
+// code block, so that a line of code that reads like a heading ("#
+// install deps") or a setext underline is code; the fence is longer than
+// any run of backticks in the code.
+func (w *htmlNote) endPre() {
+	code := string(w.out.Bytes()[w.preStart:])
+	w.out.Truncate(w.preStart)
+	w.preStart = -1
+	if strings.TrimSpace(code) == "" {
+		return
+	}
+	fence := "```"
+	for strings.Contains(code, fence) {
+		fence += "`"
+	}
+	w.out.WriteString(fence + "\n" + code + fence + "\n")
+}
+
+// space writes a blank between words, one where the line has one.
+func (w *htmlNote) space() {
+	if s := w.line.String(); s != "" && !strings.HasSuffix(s, " ") {
+		w.line.WriteByte(' ')
+	}
+}
+
+// box writes a checkbox, a task list's mark, at the start of a line
+// or after its list item's.
+func (w *htmlNote) box(checked bool) {
+	mark := "[ ] "
+	if checked {
+		mark = "[x] "
+	}
+	switch s := w.line.String(); {
+	case s == "- ":
+		w.line.WriteString(mark)
+	case strings.TrimSpace(s) == "":
+		w.line.Reset()
+		w.line.WriteString("- " + mark)
+	default:
+		w.space()
+		w.line.WriteString(mark)
+	}
+}
+
+// endRow ends a table's row. The first is underlined as the table's
+// header, unless it names a secret and gives it (redact.NameValueRow)
+// with no header cell: made a header, its value would be read as a
+// column's name, not as the secret beside it.
+func (w *htmlNote) endRow() {
+	if w.tb.cells < 0 {
+		return
+	}
+	w.line.WriteString(" |")
+	row := strings.TrimSpace(w.line.String())
+	w.flush()
+	if w.tb.rows++; w.tb.rows == 1 && (w.tb.th || !redact.NameValueRow(row)) {
+		w.out.WriteString("|" + strings.Repeat(" --- |", max(w.tb.cells, 1)) + "\n")
+	}
+	w.tb.cells, w.tb.th = -1, false
+}
+
+// endTable ends a table with a blank line: the next one's header is its
+// own.
+func (w *htmlNote) endTable() {
+	w.endRow()
+	w.flush()
+	if w.tb.rows > 0 {
+		w.out.WriteByte('\n')
+	}
+}
+
+// startCell opens a cell, and its row when none is open.
+func (w *htmlNote) startCell(th bool) {
+	if w.tb.cells <= 0 {
+		if w.tb.cells < 0 {
+			w.flush() // a cell without its row's tag
+		}
+		w.tb.cells = 0
+		w.line.WriteString("| ")
+	} else {
+		w.line.WriteString(" | ")
+	}
+	w.tb.cells++
+	w.tb.th = w.tb.th || th
+}
+
+// inCell reports whether a block here is a space of a cell's line, not
+// a line.
+func (w *htmlNote) inCell() bool { return w.tb.tables > 0 && w.tb.cells > 0 }
+
+// text writes a text token's words, raw as the tokenizer unescaped them.
+func (w *htmlNote) text(raw string) {
+	if w.inTitle {
+		w.ex.title += raw
+		return
+	}
+	if w.hidden > 0 {
+		return
+	}
+	text := strings.ReplaceAll(raw, "\u00a0", " ")
+	if w.ex.capturing() {
+		w.ex.text(text)
+		return
+	}
+	if w.bare() && strings.HasPrefix(w.line.String(), "- ") {
+		// Keep's checklist: a ☐ or ☑ bullet opens the item.
+		if t := strings.TrimLeft(text, " \t\r\n"); strings.HasPrefix(t, "☐") || strings.HasPrefix(t, "☑") || strings.HasPrefix(t, "☒") {
+			r, size := utf8.DecodeRuneInString(t)
+			w.line.Reset()
+			w.box(r != '☐')
+			text = t[size:]
+		}
+	}
+	if w.tb.tables > 0 {
+		if w.tb.cells <= 0 {
+			// Between rows and cells: white space, or words a
+			// browser shows as a line of their own (a caption).
+			if words := strings.Join(strings.Fields(text), " "); words != "" {
+				w.line.WriteString(words)
+				w.flush()
 			}
-			if tag == "body" {
-				// The head ends where the body starts, closed or not.
-				hidden, inBody = 0, true
+			return
+		}
+		// A '|' of a cell's words does not end the cell.
+		text = strings.ReplaceAll(text, "|", `\|`)
+	}
+	if w.pre > 0 && !w.inCell() {
+		for i, part := range strings.Split(text, "\n") {
+			if i > 0 {
+				w.flush()
 			}
-			if tag == "title" {
-				// The head's title, the note's whole (a file's name may
-				// not hold its "/" or ":"); not an svg's in the body.
-				inTitle = tt == html.StartTagToken && !inBody && ex.title == ""
-				continue
+			w.line.WriteString(part)
+		}
+		return
+	}
+	// A run of white space is one space, as a browser shows it.
+	if f := strings.Fields(text); len(f) > 0 {
+		if text[0] == ' ' || text[0] == '\t' || text[0] == '\n' || text[0] == '\r' {
+			w.space()
+		}
+		w.line.WriteString(strings.Join(f, " "))
+		if last := text[len(text)-1]; last == ' ' || last == '\t' || last == '\n' || last == '\r' {
+			w.line.WriteByte(' ')
+		}
+	} else if text != "" {
+		w.space()
+	}
+}
+
+// tag writes what a tag means to the note's text: the tag of kind tt
+// that z has just read.
+func (w *htmlNote) tag(z *html.Tokenizer, tt html.TokenType) {
+	name, hasAttr := z.TagName()
+	tag := string(name)
+	start := tt != html.EndTagToken
+	var attrs map[string]string
+	if hasAttr && start && htmlAttrTags[tag] {
+		attrs = make(map[string]string, 4)
+		for more := true; more; {
+			var k, v []byte
+			k, v, more = z.TagAttr()
+			// Only those read: an image's src may be megabytes
+			// of base64 (Apple Notes exporters inline them).
+			switch key := string(k); key {
+			case "class", "type", "checked", "alt", "name", "content":
+				attrs[key] = string(v)
 			}
-			if htmlHidden[tag] {
-				if tt == html.StartTagToken {
-					hidden++
-				} else if tt == html.EndTagToken && hidden > 0 {
-					hidden--
-				}
-				continue
+		}
+	}
+	if tag == "body" {
+		// The head ends where the body starts, closed or not.
+		w.hidden, w.inBody = 0, true
+	}
+	if tag == "title" {
+		// The head's title, the note's whole (a file's name may
+		// not hold its "/" or ":"); not an svg's in the body.
+		w.inTitle = tt == html.StartTagToken && !w.inBody && w.ex.title == ""
+		return
+	}
+	if htmlHidden[tag] {
+		if tt == html.StartTagToken {
+			w.hidden++
+		} else if tt == html.EndTagToken && w.hidden > 0 {
+			w.hidden--
+		}
+		return
+	}
+	if tag == "meta" {
+		w.ex.meta(attrs["name"], attrs["content"])
+		return
+	}
+	if w.hidden > 0 {
+		return
+	}
+	if w.ex.capturing() {
+		w.ex.tag(tag, tt, attrs)
+		if row, ok := w.ex.row(); ok {
+			w.line.WriteString(row)
+			w.flush()
+		}
+		return
+	}
+	// Evernote's attributes table follows the note's title alone.
+	attrsTable := tag == "table" && w.ex.evernote && strings.TrimSpace(w.line.String()) == "" &&
+		bytes.HasPrefix(w.out.Bytes(), []byte("# ")) && bytes.Count(w.out.Bytes(), []byte("\n")) == 1
+	if w.tb.tables == 0 && w.ex.starts(tag, tt, attrs, attrsTable) {
+		if w.ex.capture != captureLabel {
+			w.flush() // a block of its own, no words of the line
+		}
+		return
+	}
+	switch {
+	case tag == "img" && strings.TrimSpace(attrs["alt"]) != "":
+		// An image is its alt text, as a Markdown note's ![alt](...).
+		w.space()
+		w.line.WriteString(strings.Join(strings.Fields(attrs["alt"]), " ") + " ")
+		return
+	case tag == "input" && strings.EqualFold(attrs["type"], "checkbox"):
+		_, checked := attrs["checked"]
+		w.box(checked)
+		return
+	case tag == "en-todo" && start:
+		// Evernote's own markup of a to-do (ENML), checked="true".
+		w.box(strings.EqualFold(attrs["checked"], "true"))
+		return
+	case tag == "div" && start && (hasClass(attrs["class"], "checkbox-on") || hasClass(attrs["class"], "checkbox-off")):
+		// Notion's to-do box: an empty div, no line of its own.
+		w.box(hasClass(attrs["class"], "checkbox-on"))
+		if tt == html.StartTagToken {
+			w.boxEnd = true
+		}
+		return
+	case tag == "div" && tt == html.EndTagToken && w.boxEnd:
+		w.boxEnd = false
+		return
+	case tag == "div" && tt == html.StartTagToken && w.tb.tables == 0 && (w.ex.keep && hasClass(attrs["class"], "title") || hasClass(attrs["class"], "exported-note-title")):
+		// Keep's (and Joplin's) title: the note's heading.
+		w.flush()
+		w.line.WriteString("# ")
+		return
+	}
+	if tag == "div" {
+		w.boxEnd = false
+	}
+	if w.tb.tables > 0 || tag == "table" {
+		if w.tb.tag(tag, tt, w.flush, w.endRow, w.endTable, w.startCell) {
+			return
+		}
+		if w.inCell() {
+			if (htmlBlocks[tag] || tag[0] == 'h' && len(tag) == 2) && !strings.HasSuffix(w.line.String(), " ") {
+				w.line.WriteByte(' ')
 			}
-			if tag == "meta" {
-				ex.meta(attrs["name"], attrs["content"])
-				continue
+			return
+		}
+	}
+	switch {
+	case len(tag) == 2 && tag[0] == 'h' && tag[1] >= '1' && tag[1] <= '6':
+		w.flush()
+		if start {
+			w.line.WriteString(strings.Repeat("#", int(tag[1]-'0')) + " ")
+		}
+	case tag == "li":
+		w.flush()
+		if start {
+			w.line.WriteString("- ")
+		}
+	case htmlBlocks[tag]:
+		if start && w.bare() && tag != "br" {
+			return // the item's words go on in it
+		}
+		w.flush()
+		if tag == "pre" && tt == html.StartTagToken {
+			if w.pre++; w.pre == 1 {
+				w.preStart = w.out.Len()
 			}
-			if hidden > 0 {
-				continue
-			}
-			if ex.capturing() {
-				ex.tag(tag, tt, attrs)
-				if row, ok := ex.row(); ok {
-					line.WriteString(row)
-					flush()
-				}
-				continue
-			}
-			// Evernote's attributes table follows the note's title alone.
-			attrsTable := tag == "table" && ex.evernote && strings.TrimSpace(line.String()) == "" &&
-				bytes.HasPrefix(out.Bytes(), []byte("# ")) && bytes.Count(out.Bytes(), []byte("\n")) == 1
-			if tb.tables == 0 && ex.starts(tag, tt, attrs, attrsTable) {
-				if ex.capture != captureLabel {
-					flush() // a block of its own, no words of the line
-				}
-				continue
-			}
-			switch {
-			case tag == "img" && strings.TrimSpace(attrs["alt"]) != "":
-				// An image is its alt text, as a Markdown note's ![alt](...).
-				space()
-				line.WriteString(strings.Join(strings.Fields(attrs["alt"]), " ") + " ")
-				continue
-			case tag == "input" && strings.EqualFold(attrs["type"], "checkbox"):
-				_, checked := attrs["checked"]
-				box(checked)
-				continue
-			case tag == "en-todo" && start:
-				// Evernote's own markup of a to-do (ENML), checked="true".
-				box(strings.EqualFold(attrs["checked"], "true"))
-				continue
-			case tag == "div" && start && (hasClass(attrs["class"], "checkbox-on") || hasClass(attrs["class"], "checkbox-off")):
-				// Notion's to-do box: an empty div, no line of its own.
-				box(hasClass(attrs["class"], "checkbox-on"))
-				if tt == html.StartTagToken {
-					boxEnd = true
-				}
-				continue
-			case tag == "div" && tt == html.EndTagToken && boxEnd:
-				boxEnd = false
-				continue
-			case tag == "div" && tt == html.StartTagToken && tb.tables == 0 && (ex.keep && hasClass(attrs["class"], "title") || hasClass(attrs["class"], "exported-note-title")):
-				// Keep's (and Joplin's) title: the note's heading.
-				flush()
-				line.WriteString("# ")
-				continue
-			}
-			if tag == "div" {
-				boxEnd = false
-			}
-			if tb.tables > 0 || tag == "table" {
-				if tb.tag(tag, tt, flush, endRow, endTable, startCell) {
-					continue
-				}
-				if inCell() {
-					if (htmlBlocks[tag] || tag[0] == 'h' && len(tag) == 2) && !strings.HasSuffix(line.String(), " ") {
-						line.WriteByte(' ')
-					}
-					continue
-				}
-			}
-			switch {
-			case len(tag) == 2 && tag[0] == 'h' && tag[1] >= '1' && tag[1] <= '6':
-				flush()
-				if start {
-					line.WriteString(strings.Repeat("#", int(tag[1]-'0')) + " ")
-				}
-			case tag == "li":
-				flush()
-				if start {
-					line.WriteString("- ")
-				}
-			case htmlBlocks[tag]:
-				if start && bare() && tag != "br" {
-					continue // the item's words go on in it
-				}
-				flush()
-				if tag == "pre" && tt == html.StartTagToken {
-					if pre++; pre == 1 {
-						preStart = out.Len()
-					}
-				} else if tag == "pre" && tt == html.EndTagToken && pre > 0 {
-					if pre--; pre == 0 && preStart >= 0 {
-						endPre()
-					}
-				}
+		} else if tag == "pre" && tt == html.EndTagToken && w.pre > 0 {
+			if w.pre--; w.pre == 0 && w.preStart >= 0 {
+				w.endPre()
 			}
 		}
 	}
 }
 
-// htmlTable is where htmlNoteText is in a table: tables counts the
-// tables open (a table in a cell is the cell's words), rows the outer
 // table's rows written, cells the current row's cells (-1: no row
 // open), and th whether one of them is a header cell.
 type htmlTable struct {
