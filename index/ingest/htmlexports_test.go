@@ -308,3 +308,18 @@ func TestRead_htmlNoteNotionCheckboxProperty(t *testing.T) {
 		t.Fatalf("records %+v, want one of\n%q", recs, want)
 	}
 }
+
+// TestHTMLNoteText_preFence: a pre's fence is longer than any run of
+// backticks in its code (a Markdown example with its own fences stays
+// code to its end), and three long where the code has none.
+func TestHTMLNoteText_preFence(t *testing.T) {
+	for _, c := range []struct{ pre, want string }{
+		{"<pre>go test ./...</pre>", "```\ngo test ./...\n```\n"},
+		{"<pre>````md\n```sh\nls\n```\n````</pre>", "`````\n````md\n```sh\nls\n```\n````\n`````\n"},
+		{"<pre>a `b` c</pre>", "```\na `b` c\n```\n"},
+	} {
+		if got, _, _ := htmlNoteText([]byte(c.pre)); string(got) != c.want {
+			t.Errorf("%q read\n%q\nwant\n%q", c.pre, got, c.want)
+		}
+	}
+}

@@ -153,11 +153,24 @@ func (w *htmlNote) endPre() {
 	if strings.TrimSpace(code) == "" {
 		return
 	}
-	fence := "```"
-	for strings.Contains(code, fence) {
-		fence += "`"
-	}
+	fence := strings.Repeat("`", max(3, longestRun(code, '`')+1))
 	w.out.WriteString(fence + "\n" + code + fence + "\n")
+}
+
+// longestRun is the length of the longest run of c in s. One pass: a
+// fence lengthened until the code held no run as long took a pass per
+// backtick of the longest run (64 KiB of backticks in a pre: 1.7 s).
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != c {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return longest
 }
 
 // space writes a blank between words, one where the line has one.
