@@ -86,10 +86,13 @@ func htmlNoteText(body []byte) ([]byte, frontMatter, string) {
 // it is in the head's <title> (inTitle) and whether the body has begun
 // (inBody).
 type htmlNote struct {
-	out             bytes.Buffer
-	line            strings.Builder
-	hidden, pre     int
-	preStart        int
+	out         bytes.Buffer
+	line        strings.Builder
+	hidden, pre int
+	preStart    int
+	// firstLineEnd is where the first line of out ends (after its line
+	// break), 0 until one is written (see titleAlone).
+	firstLineEnd    int
 	ex              htmlExport
 	inTitle, inBody bool
 	// tb is the table it is in. A table is written as Markdown's, one row
@@ -147,6 +150,9 @@ func (w *htmlNote) flush() {
 // install deps") or a setext underline is code; the fence is longer than
 // any run of backticks in the code.
 func (w *htmlNote) endPre() {
+	if w.preStart < w.firstLineEnd {
+		w.firstLineEnd = 0 // the first line is the code's, rewritten
+	}
 	code := string(w.out.Bytes()[w.preStart:])
 	w.out.Truncate(w.preStart)
 	w.preStart = -1
@@ -171,6 +177,18 @@ func longestRun(s string, c byte) int {
 		longest = max(longest, run)
 	}
 	return longest
+}
+
+// titleAlone reports whether the text written is one line, a heading's.
+// Where the first line ends is found once: a count of the lines written
+// at every table made a note of many tables quadratic (64 Ki empty tables
+// after an Evernote note's title: 1 s).
+func (w *htmlNote) titleAlone() bool {
+	b := w.out.Bytes()
+	if w.firstLineEnd == 0 {
+		w.firstLineEnd = bytes.IndexByte(b, '\n') + 1
+	}
+	return w.firstLineEnd == len(b) && len(b) > 0 && bytes.HasPrefix(b, []byte("# "))
 }
 
 // space writes a blank between words, one where the line has one.
@@ -358,8 +376,7 @@ func (w *htmlNote) tag(z *html.Tokenizer, tt html.TokenType) {
 		return
 	}
 	// Evernote's attributes table follows the note's title alone.
-	attrsTable := tag == "table" && w.ex.evernote && strings.TrimSpace(w.line.String()) == "" &&
-		bytes.HasPrefix(w.out.Bytes(), []byte("# ")) && bytes.Count(w.out.Bytes(), []byte("\n")) == 1
+	attrsTable := tag == "table" && w.ex.evernote && strings.TrimSpace(w.line.String()) == "" && w.titleAlone()
 	if w.tb.tables == 0 && w.ex.starts(tag, tt, attrs, attrsTable) {
 		if w.ex.capture != captureLabel {
 			w.flush() // a block of its own, no words of the line
