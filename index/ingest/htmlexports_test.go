@@ -323,3 +323,53 @@ func TestHTMLNoteText_preFence(t *testing.T) {
 		}
 	}
 }
+
+// TestRead_htmlNoteEvernoteUserTable: in a note Evernote exported, a
+// table of the user's own right under the title (not in the colour of
+// Evernote's attributes table) is the note's text: a Markdown table with
+// its header and every column, so that redaction reads the password
+// under its "Password" header. It was read as Evernote's attributes:
+// "Service: Password" and "bank: <the password>" lines, the third column
+// dropped, the password indexed.
+func TestRead_htmlNoteEvernoteUserTable(t *testing.T) {
+	head := `<html><head><meta name="exporter-version" content="Evernote Mac 7.14"></head><body><h1>Logins</h1>`
+	for _, c := range []struct{ table, header, row string }{
+		{`<tr><td>Service</td><td>Password</td></tr><tr><td>bank</td><td>Zq9vLx2mPw7rT4</td></tr>`, "| Service | Password |", "| bank |"},
+		{`<tr><td>Service</td><td>User</td><td>Password</td></tr><tr><td>bank</td><td>ann</td><td>Zq9vLx2mPw7rT4</td></tr>`, "| Service | User | Password |", "| bank | ann |"},
+	} {
+		note := head + `<table border="1">` + c.table + `</table><div>Rotate them in May.</div></body></html>`
+		recs := readHTMLNotes(t, map[string]string{"Logins.html": note})
+		text := recs[0].Text
+		if strings.Contains(text, "Zq9vLx2mPw7rT4") {
+			t.Errorf("the password is in the text:\n%s", text)
+		}
+		for _, want := range []string{c.header, c.row, "Rotate them in May."} {
+			if !strings.Contains(text, want) {
+				t.Errorf("text lacks %q:\n%s", want, text)
+			}
+		}
+	}
+}
+
+// TestHTMLNoteText_unusualMarkup: markup browsers read and exporters do
+// not write. A docs page's "admonition note" box is no Keep note (its
+// div.title stays a line, no heading); a Keep heading never closed (a
+// file cut short) keeps its words; a pre in a list item is fenced code;
+// an svg's title is not the note's, with no body tag before it; a head
+// left open (no </head>, no <body>) ends at the first tag of the body,
+// which was all hidden.
+func TestHTMLNoteText_unusualMarkup(t *testing.T) {
+	for _, c := range []struct{ html, want, title string }{
+		{`<body><div class="admonition note"><div class="title">Install</div><p>Run make.</p></div></body>`, "Install\nRun make.\n", ""},
+		{`<body><div class="note DEFAULT"><div class="heading">Step one<p>Run it.</p>`, "Step one Run it.\n", ""},
+		{"<ul><li><pre>line one\n  indented two\n# not a heading</pre></li></ul>", "```\nline one\n  indented two\n# not a heading\n```\n", ""},
+		{`<svg><title>icon tip</title></svg><p>text</p>`, "text\n", ""},
+		{`<html><head><title>T</title><p>Hello</p>`, "Hello\n", "T"},
+		{`<html><head><title>T</title><style>p{}</style>Hello <b>there</b>`, "Hello there\n", "T"},
+	} {
+		got, _, title := htmlNoteText([]byte(c.html))
+		if string(got) != c.want || title != c.title {
+			t.Errorf("%s read\n%q titled %q\nwant\n%q titled %q", c.html, got, title, c.want, c.title)
+		}
+	}
+}

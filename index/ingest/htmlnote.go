@@ -38,6 +38,15 @@ var htmlBlocks = map[string]bool{
 // properties, an input's checkbox, an image's alt text, a meta's value.
 var htmlAttrTags = map[string]bool{"article": true, "div": true, "span": true, "table": true, "input": true, "img": true, "meta": true, "en-todo": true}
 
+// evernoteAttrsColour is the background of the table of a note's
+// attributes (created, tags, source) Evernote's HTML export writes under
+// its title.
+const evernoteAttrsColour = "#D4DDE5"
+
+// htmlHeadTags are the elements a head holds; any other ends a head left
+// open.
+var htmlHeadTags = map[string]bool{"head": true, "title": true, "meta": true, "link": true, "base": true, "style": true, "script": true, "noscript": true, "template": true}
+
 // htmlHidden are the elements whose content is no words of the note:
 // the head (its title is the note's, see htmlExport), styles, scripts
 // and drawings (an svg's words are an icon's tooltip).
@@ -63,6 +72,12 @@ func htmlNoteText(body []byte) ([]byte, frontMatter, string) {
 	for {
 		switch tt := z.Next(); tt {
 		case html.ErrorToken:
+			if words := w.ex.unfinished(); words != "" {
+				// An element read apart and never closed (a file cut
+				// short): its words are the note's, not lost.
+				w.space()
+				w.line.WriteString(words)
+			}
 			if w.tb.tables > 0 {
 				w.endTable() // a table left open at the end
 			}
@@ -83,8 +98,8 @@ func htmlNoteText(body []byte) ([]byte, frontMatter, string) {
 // line being written (line), how deep it is in hidden elements (hidden)
 // and in pre elements (pre, the outer one's lines beginning at preStart
 // in out, -1 for none), what the exporter wrote of the note (ex), whether
-// it is in the head's <title> (inTitle) and whether the body has begun
-// (inBody).
+// it is in the head's <title> (inTitle), in the head (inHead) or in an
+// svg (svg, how deep), and whether the body has begun (inBody).
 type htmlNote struct {
 	out         bytes.Buffer
 	line        strings.Builder
@@ -95,6 +110,8 @@ type htmlNote struct {
 	firstLineEnd    int
 	ex              htmlExport
 	inTitle, inBody bool
+	inHead          bool
+	svg             int
 	// tb is the table it is in. A table is written as Markdown's, one row
 	// a line, so that redaction knows a cell under a "Password" header,
 	// or beside a "DB_PASSWORD" cell, as it does in a Markdown note; a
@@ -263,11 +280,22 @@ func (w *htmlNote) startCell(th bool) {
 // a line.
 func (w *htmlNote) inCell() bool { return w.tb.tables > 0 && w.tb.cells > 0 }
 
+// endHead ends a head left open: what follows is the body's.
+func (w *htmlNote) endHead() {
+	w.inHead, w.inBody = false, true
+	if w.hidden > 0 {
+		w.hidden--
+	}
+}
+
 // text writes a text token's words, raw as the tokenizer unescaped them.
 func (w *htmlNote) text(raw string) {
 	if w.inTitle {
 		w.ex.title += raw
 		return
+	}
+	if w.inHead && w.hidden == 1 && strings.TrimSpace(raw) != "" {
+		w.endHead() // words a browser shows: the body's
 	}
 	if w.hidden > 0 {
 		return
@@ -337,19 +365,32 @@ func (w *htmlNote) tag(z *html.Tokenizer, tt html.TokenType) {
 			// Only those read: an image's src may be megabytes
 			// of base64 (Apple Notes exporters inline them).
 			switch key := string(k); key {
-			case "class", "type", "checked", "alt", "name", "content":
+			case "class", "type", "checked", "alt", "name", "content", "bgcolor":
 				attrs[key] = string(v)
 			}
 		}
 	}
-	if tag == "body" {
+	switch {
+	case tag == "body":
 		// The head ends where the body starts, closed or not.
-		w.hidden, w.inBody = 0, true
+		w.hidden, w.inBody, w.inHead = 0, true, false
+	case tag == "head":
+		w.inHead = tt == html.StartTagToken
+	case tag == "svg" && tt == html.StartTagToken:
+		w.svg++
+	case tag == "svg" && tt == html.EndTagToken && w.svg > 0:
+		w.svg--
+	case w.inHead && w.hidden == 1 && start && !htmlHeadTags[tag]:
+		// A tag of the body ends a head left open (both </head> and
+		// <body> may be left out), as a browser reads it: the whole
+		// note was hidden.
+		w.endHead()
 	}
 	if tag == "title" {
 		// The head's title, the note's whole (a file's name may
-		// not hold its "/" or ":"); not an svg's in the body.
-		w.inTitle = tt == html.StartTagToken && !w.inBody && w.ex.title == ""
+		// not hold its "/" or ":"); not an svg's, which is an icon's
+		// tooltip, with or without a body tag before it.
+		w.inTitle = tt == html.StartTagToken && !w.inBody && w.svg == 0 && w.ex.title == ""
 		return
 	}
 	if htmlHidden[tag] {
@@ -375,8 +416,12 @@ func (w *htmlNote) tag(z *html.Tokenizer, tt html.TokenType) {
 		}
 		return
 	}
-	// Evernote's attributes table follows the note's title alone.
-	attrsTable := tag == "table" && w.ex.evernote && strings.TrimSpace(w.line.String()) == "" && w.titleAlone()
+	// Evernote's attributes table follows the note's title alone, in
+	// Evernote's colour: a table of the user's own there (a service and
+	// its password) is the note's text, its header and every column kept
+	// for redaction to read.
+	attrsTable := tag == "table" && w.ex.evernote && strings.EqualFold(attrs["bgcolor"], evernoteAttrsColour) &&
+		strings.TrimSpace(w.line.String()) == "" && w.titleAlone()
 	if w.tb.tables == 0 && w.ex.starts(tag, tt, attrs, attrsTable) {
 		if w.ex.capture != captureLabel {
 			w.flush() // a block of its own, no words of the line
@@ -439,8 +484,8 @@ func (w *htmlNote) tag(z *html.Tokenizer, tt html.TokenType) {
 			w.line.WriteString("- ")
 		}
 	case htmlBlocks[tag]:
-		if start && w.bare() && tag != "br" {
-			return // the item's words go on in it
+		if start && w.bare() && tag != "br" && tag != "pre" {
+			return // the item's words go on in it; a pre's lines are code, fenced
 		}
 		w.flush()
 		if tag == "pre" && tt == html.StartTagToken {
@@ -455,6 +500,8 @@ func (w *htmlNote) tag(z *html.Tokenizer, tt html.TokenType) {
 	}
 }
 
+// htmlTable is where htmlNoteText is in a table: tables counts the
+// tables open (a table in a cell is the cell's words), rows the outer
 // table's rows written, cells the current row's cells (-1: no row
 // open), and th whether one of them is a header cell.
 type htmlTable struct {
@@ -500,6 +547,14 @@ func (tb *htmlTable) tag(tag string, tt html.TokenType, flush, endRow, endTable 
 		return true
 	}
 	return false
+}
+
+// isKeepNote reports whether a div's class is a Keep note's: "note" and
+// the note's colour in capitals ("note DEFAULT", "note BLUE"). Other
+// pages' "note" boxes (a docs page's "admonition note") are not.
+func isKeepNote(classes string) bool {
+	f := strings.Fields(classes)
+	return len(f) == 2 && f[0] == "note" && strings.ToUpper(f[1]) == f[1] && strings.ToLower(f[1]) != f[1]
 }
 
 // hasClass reports whether an element's class attribute lists name.
@@ -576,7 +631,7 @@ func (ex *htmlExport) starts(tag string, tt html.TokenType, attrs map[string]str
 	}
 	class := attrs["class"]
 	switch {
-	case tag == "div" && hasClass(class, "note"):
+	case tag == "div" && isKeepNote(class):
 		// Keep's note: its heading, title and labels are read as Keep's.
 		ex.keep = true
 		return false
@@ -612,6 +667,9 @@ func (ex *htmlExport) text(s string) {
 
 // tag reads a tag of the element read apart, and ends it at its end.
 func (ex *htmlExport) tag(tag string, tt html.TokenType, attrs map[string]string) {
+	if ex.capture != captureProps && htmlBlocks[tag] {
+		ex.buf.WriteByte(' ') // a block in it parts its words
+	}
 	if ex.capture == captureProps {
 		switch {
 		case (tag == "th" || tag == "td") && tt == html.StartTagToken:
@@ -686,6 +744,24 @@ func (ex *htmlExport) endRow() {
 	}
 	setNotionProperty(&ex.fm, name, value)
 	ex.line = name + ": " + value
+}
+
+// unfinished ends the element read apart where the note ends without its
+// end tag, and returns its words as text: a Keep heading's or label's, or
+// the row of properties begun.
+func (ex *htmlExport) unfinished() string {
+	var words string
+	switch ex.capture {
+	case captureNone:
+		return ""
+	case captureProps:
+		ex.endRow()
+		words, _ = ex.row()
+	default:
+		words = strings.Join(strings.Fields(ex.buf.String()), " ")
+	}
+	ex.capture, ex.capTag, ex.cell = captureNone, "", ""
+	return words
 }
 
 // row returns, once, the line the element read apart ended with.
