@@ -237,7 +237,6 @@ func TestIndexWatch_waitForConfig(t *testing.T) {
 // for ever; it logs once that it stands by, and watches once the other
 // stops. Without the flag it still exits 1 at once.
 func TestIndexWatch_standsBy(t *testing.T) {
-	t.Parallel() // it waits seconds, and its home and lock are its own
 	_, home, env := jsonlHome(t)
 	other, err := freshness.Acquire(home, time.Now())
 	if err != nil {

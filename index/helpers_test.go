@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -34,13 +35,14 @@ func TestMain(m *testing.M) {
 	}
 	// The parallel tests are of two kinds: the equivalence seeds keep a
 	// core busy, the watcher tests and those that wait for a file to
-	// settle mostly sleep. Two at a time (GOMAXPROCS here), a sleeping
-	// one held a core's turn; unless -parallel says otherwise, four run
-	// at once.
+	// settle mostly sleep. Two at a time (GOMAXPROCS on a 2-core
+	// machine), a sleeping one held a core's turn; unless -parallel says
+	// otherwise, at least four run at once (a larger machine keeps its
+	// default, one per core).
 	flag.Parse()
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
+	if !set && runtime.GOMAXPROCS(0) < 4 {
 		_ = flag.Set("test.parallel", "4") // a flag the testing package defines
 	}
 	os.Exit(m.Run())
