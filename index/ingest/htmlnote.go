@@ -462,7 +462,7 @@ func (w *htmlNote) tag(z *html.Tokenizer, tt html.TokenType) {
 		w.boxEnd = false
 	}
 	if w.tb.tables > 0 || tag == "table" {
-		if w.tb.tag(tag, tt, w.flush, w.endRow, w.endTable, w.startCell) {
+		if w.tableTag(tag, tt) {
 			return
 		}
 		if w.inCell() {
@@ -509,40 +509,40 @@ type htmlTable struct {
 	th                  bool
 }
 
-// tag handles a tag of a table being read by htmlNoteText (tag is
-// "table" or one inside a table) and reports whether it was the table's
-// own (table, tr, td, th). A row or a cell whose end tag HTML lets out
-// (<tr><td>a<td>b<tr>...) ends where the next starts.
-func (tb *htmlTable) tag(tag string, tt html.TokenType, flush, endRow, endTable func(), startCell func(th bool)) bool {
+// tableTag handles a tag of a table (tag is "table" or one inside a
+// table) and reports whether it was the table's own (table, tr, td, th).
+// A row or a cell whose end tag HTML lets out (<tr><td>a<td>b<tr>...)
+// ends where the next starts.
+func (w *htmlNote) tableTag(tag string, tt html.TokenType) bool {
 	start := tt == html.StartTagToken
 	switch tag {
 	case "table":
 		switch {
-		case start && tb.tables == 0:
-			flush()
-			*tb = htmlTable{tables: 1, cells: -1}
+		case start && w.tb.tables == 0:
+			w.flush()
+			w.tb = htmlTable{tables: 1, cells: -1}
 		case start:
-			tb.tables++
-		case tt == html.EndTagToken && tb.tables == 1:
-			endTable()
-			tb.tables = 0
-		case tt == html.EndTagToken && tb.tables > 1:
-			tb.tables--
+			w.tb.tables++
+		case tt == html.EndTagToken && w.tb.tables == 1:
+			w.endTable()
+			w.tb.tables = 0
+		case tt == html.EndTagToken && w.tb.tables > 1:
+			w.tb.tables--
 		}
 		return true
 	case "tr", "td", "th":
-		if tb.tables > 1 {
+		if w.tb.tables > 1 {
 			return false // a table in a cell: its words run on in the cell
 		}
 		switch {
 		case tag == "tr" && start:
-			endRow()
-			flush()
-			tb.cells = 0
+			w.endRow()
+			w.flush()
+			w.tb.cells = 0
 		case tag == "tr" && tt == html.EndTagToken:
-			endRow()
+			w.endRow()
 		case start:
-			startCell(tag == "th")
+			w.startCell(tag == "th")
 		}
 		return true
 	}
