@@ -27,7 +27,7 @@ var htmlFuzzSeeds = []string{
 // valid. And a note whose only markup is a script around plain words
 // (words and a script built from the fuzzer's bytes) keeps every word of
 // the text and none of the script's: a browser shows the one and not the
-// other.
+// other; plain words around a Keep heading left open keep every word.
 func FuzzHTMLNoteText(f *testing.F) {
 	for _, s := range htmlFuzzSeeds {
 		f.Add([]byte(s), []byte("Deploy at 10:30 — 部署 ## done"))
@@ -60,13 +60,28 @@ func FuzzHTMLNoteText(f *testing.F) {
 		if bytes.Contains(out, []byte(hidden)) {
 			t.Fatalf("a script's words in the text of %q:\n%q", note, out)
 		}
-		for _, w := range strings.Fields(string(words)) {
-			if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
-				continue // marks alone ("#", "- [x]") may be the note's structure
-			}
-			if !bytes.Contains(out, []byte(w)) {
-				t.Fatalf("word %q of %q lost:\n%q", w, note, out)
-			}
-		}
+		keptWords(t, words, note, out)
+
+		// An exporter's element left open (a Keep heading in a file cut
+		// short) keeps the words after it: they are the note's. A block
+		// parts the words around it, so it goes between two.
+		gap := bytes.LastIndexAny(words[:half], " \t\n") + 1
+		note = string(words[:gap]) + `<div class="note DEFAULT"><div class="heading">` + string(words[gap:])
+		out, _, _ = htmlNoteText([]byte(note))
+		keptWords(t, words, note, out)
 	})
+}
+
+// keptWords fails t unless out, the text of note, holds every word of
+// words with a letter or a digit.
+func keptWords(t *testing.T, words []byte, note string, out []byte) {
+	t.Helper()
+	for _, w := range strings.Fields(string(words)) {
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+			continue // marks alone ("#", "- [x]") may be the note's structure
+		}
+		if !bytes.Contains(out, []byte(w)) {
+			t.Fatalf("word %q of %q lost:\n%q", w, note, out)
+		}
+	}
 }
