@@ -323,7 +323,7 @@ func (x *Indexer) copies(ctx context.Context, jobs []readJob, gone map[stateKey]
 	for _, j := range maybe {
 		src := x.cfg.Sources[j.src]
 		key := stateKey{src.Name, j.file.Path}
-		r := x.readStable(ctx, j.src, src, j.file, nil, false, nil, 0)
+		r := x.readStable(ctx, j.src, src, j.file, nil, false, nil, 0, nil)
 		if r.err != nil || r.unstable {
 			continue
 		}
