@@ -257,7 +257,9 @@ func (w *FieldWriter) WriteTo(out io.Writer) (int64, error) {
 	le.PutUint64(h[32:], termBytes)
 	le.PutUint64(h[40:], postingBytes)
 	cw.Write(h[:])
-	var buf []byte
+	// Made to its size: grown by append it was copied over and over, a
+	// few MB per field of a segment.
+	buf := make([]byte, 0, 4*(len(w.docLens)+len(sorted)+len(info)))
 	for _, l := range w.docLens {
 		buf = le.AppendUint32(buf, l)
 	}
