@@ -66,17 +66,38 @@ const ContextSeparator = " … "
 // conversation never changes what the dense channel embedded for the turns
 // already there.
 func NeighbourContext(before, after []string) (context, beforePart string) {
-	join := func(ws []string) string {
-		parts := make([]string, 0, len(ws))
+	// Written once into a buffer of its size, the words before first:
+	// beforePart is the start of it. Joining each side, then the two, cost
+	// five allocations a record.
+	n := len(ContextSeparator)
+	for _, ws := range [2][]string{before, after} {
 		for _, w := range ws {
 			if w != "" {
-				parts = append(parts, w)
+				n += len(w) + len(ContextSeparator)
 			}
 		}
-		return strings.Join(parts, ContextSeparator)
 	}
-	beforePart = join(before)
-	return strings.TrimSpace(beforePart + ContextSeparator + join(after)), beforePart
+	var b strings.Builder
+	b.Grow(n)
+	join := func(ws []string) {
+		first := true
+		for _, w := range ws {
+			if w == "" {
+				continue
+			}
+			if !first {
+				b.WriteString(ContextSeparator)
+			}
+			b.WriteString(w)
+			first = false
+		}
+	}
+	join(before)
+	end := b.Len()
+	b.WriteString(ContextSeparator)
+	join(after)
+	s := b.String()
+	return strings.TrimSpace(s), s[:end]
 }
 
 // asciiLeadWords is LeadWords for the usual text, without splitting and

@@ -32,6 +32,31 @@ func TestNeighbourContext_beforeIsEarlierTurnsOnly(t *testing.T) {
 	}
 }
 
+// NeighbourContext, written into one buffer, gives what joining each
+// side's non-empty words and then the two sides gives.
+func TestNeighbourContextMatchesJoins(t *testing.T) {
+	join := func(ws []string) string {
+		var parts []string
+		for _, w := range ws {
+			if w != "" {
+				parts = append(parts, w)
+			}
+		}
+		return strings.Join(parts, ContextSeparator)
+	}
+	sides := [][]string{nil, {}, {""}, {"", ""}, {"alpha"}, {"", "beta"}, {"alpha", ""}, {"alpha", "beta"}, {" spaced ", "x"}, {"a", "", "c"}}
+	for _, before := range sides {
+		for _, after := range sides {
+			ctx, bef := NeighbourContext(before, after)
+			wantBef := join(before)
+			wantCtx := strings.TrimSpace(wantBef + ContextSeparator + join(after))
+			if ctx != wantCtx || bef != wantBef {
+				t.Errorf("NeighbourContext(%q, %q) = %q, %q; want %q, %q", before, after, ctx, bef, wantCtx, wantBef)
+			}
+		}
+	}
+}
+
 // The ASCII shortcut of LeadWords must give what splitting the text into
 // words and joining the first ones with spaces gives, or step aside.
 func TestASCIILeadWordsMatchesSplitAndJoin(t *testing.T) {
