@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/nova-recall/nova/embedding"
 	"github.com/nova-recall/nova/index/segment"
@@ -83,7 +82,7 @@ func (s *segmentSink) embed(seg *newSegment) error {
 		for i, e := range entries {
 			if vecs[i] != nil && s.vecSample != nil {
 				// A copy: the vector's buffer is the next batch's.
-				s.vecSample.addLazy(func() []float32 { return slices.Clone(vecs[i]) })
+				addVector(s.vecSample, vecs[i])
 			}
 			if err := cw.AddCodes(e.codes); err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/nova-recall/nova/api"
@@ -267,6 +268,25 @@ func (r *reservoir[T]) add(x T) {
 	}
 	if j := r.rng.IntN(r.seen); j < r.cap {
 		r.items[j] = x
+	}
+}
+
+// addVector adds a copy of v to a sample of vectors, with add's draws. The
+// vector the sample drops lends its buffer to the one that takes its
+// place: a clone for each replaced a hundred thousand times was about 3%
+// of a 100k build's allocation.
+func addVector(r *reservoir[[]float32], v []float32) {
+	r.seen++
+	if len(r.items) < r.cap {
+		r.items = append(r.items, slices.Clone(v))
+		return
+	}
+	if j := r.rng.IntN(r.seen); j < r.cap {
+		if len(r.items[j]) == len(v) {
+			copy(r.items[j], v)
+		} else {
+			r.items[j] = slices.Clone(v)
+		}
 	}
 }
 
