@@ -77,6 +77,9 @@ type segmentSink struct {
 	adding    chan *analysedBatch
 	added     chan error
 	addFailed atomic.Pointer[error]
+	// spent takes back from the adder the batches it is done with,
+	// emptied, for flush to fill again (spentSlices).
+	spent chan *analysedBatch
 	// vecBuf holds the vectors of the batch being embedded (vectors).
 	vecBuf []float32
 	// counts are what embedding did, kept apart from the result (which the
@@ -192,9 +195,12 @@ func (s *segmentSink) flush() error {
 	if err := s.addFailed.Load(); err != nil {
 		return *err
 	}
-	b := &analysedBatch{chunks: s.batch, terms: make([]analysed, len(s.batch)), analysed: make(chan struct{})}
+	next, terms := s.spentSlices()
+	n := len(s.batch)
+	b := &analysedBatch{chunks: s.batch, terms: slices.Grow(terms, n)[:n], analysed: make(chan struct{})}
 	if s.adding == nil {
 		s.adding, s.added = make(chan *analysedBatch, analysing), make(chan error, 1)
+		s.spent = make(chan *analysedBatch, analysing+1)
 		go s.adder()
 	}
 	go func() {
@@ -202,14 +208,28 @@ func (s *segmentSink) flush() error {
 		s.analyse(b)
 	}()
 	s.adding <- b
-	s.res.progress.analysed += len(b.chunks)
+	s.res.progress.analysed += n
 	if s.res.progress.total > 0 {
 		// A full build analyses as it reads, and says so by its reading;
 		// a delta or a compaction knows its chunks in advance.
 		s.x.opts.Progress(Progress{Stage: "analyze", Done: s.res.progress.analysed, Total: s.res.progress.total})
 	}
-	s.batch = make([]pendingChunk, 0, sinkBatch)
+	s.batch = next
 	return nil
+}
+
+// spentSlices returns the emptied slices of a batch the adder is done
+// with, or new ones: a batch's chunks are 250 KB, and making them anew
+// for each batch was 3% of a 100k build's allocation, each a large
+// allocation that, near the memory limit, had the runtime give memory
+// back to the system first.
+func (s *segmentSink) spentSlices() ([]pendingChunk, []analysed) {
+	select {
+	case b := <-s.spent: // nil until the adder starts: never ready
+		return b.chunks[:0], b.terms[:0]
+	default:
+		return make([]pendingChunk, 0, sinkBatch), make([]analysed, 0, sinkBatch)
+	}
 }
 
 // analyse fills in a batch's terms.
@@ -240,6 +260,14 @@ func (s *segmentSink) adder() {
 			if err = s.addOne(&b.chunks[i], &b.terms[i]); err != nil {
 				s.addFailed.Store(&err)
 			}
+		}
+		// Emptied, so that they keep no chunk alive, and handed back:
+		// nothing added keeps a pointer into them.
+		clear(b.chunks)
+		clear(b.terms)
+		select {
+		case s.spent <- b:
+		default:
 		}
 	}
 	s.added <- err
