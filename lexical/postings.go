@@ -52,7 +52,7 @@ var ErrCorrupt = errors.New("corrupt lexical index")
 type FieldWriter struct {
 	terms   map[string]uint32
 	list    []string
-	posts   []termPostings // per term id
+	posts   [][]termPostings // per term id, in pages (post)
 	docLens []uint32
 	total   uint64
 	ids     []uint32 // reused per document
@@ -99,7 +99,19 @@ func NewFieldWriter(terms int) *FieldWriter {
 	if terms <= 0 {
 		return &FieldWriter{terms: make(map[string]uint32, 1<<14)}
 	}
-	return &FieldWriter{terms: make(map[string]uint32, terms), list: make([]string, 0, terms), posts: make([]termPostings, 0, terms), counts: make([]uint32, 0, terms)}
+	return &FieldWriter{terms: make(map[string]uint32, terms), list: make([]string, 0, terms), counts: make([]uint32, 0, terms)}
+}
+
+// postsPage is how many terms' postings a page of FieldWriter.posts holds
+// (224 KiB). The postings grow a page at a time, never copied: as one
+// slice, a segment's first field writer, which cannot know how many terms
+// it will meet, copied 200 000 of them (11 MB) over and over as append
+// grew it, while the collector's write barriers were on.
+const postsPage = 1 << 12
+
+// post returns the postings of term id.
+func (w *FieldWriter) post(id uint32) *termPostings {
+	return &w.posts[id/postsPage][id%postsPage]
 }
 
 // Terms is the number of distinct terms added.
@@ -178,7 +190,9 @@ func (w *FieldWriter) intern(terms []string, ids []uint32) []uint32 {
 			id = uint32(len(w.list))
 			w.terms[t] = id
 			w.list = append(w.list, t)
-			w.posts = append(w.posts, termPostings{})
+			if id%postsPage == 0 {
+				w.posts = append(w.posts, make([]termPostings, postsPage))
+			}
 			w.counts = append(w.counts, 0)
 		}
 		*slot = id + 1
@@ -204,7 +218,7 @@ func (w *FieldWriter) addIDs(ids []uint32) {
 		w.counts[id]++
 	}
 	for _, id := range touched {
-		w.posts[id].add(doc, w.counts[id])
+		w.post(id).add(doc, w.counts[id])
 		w.counts[id] = 0
 	}
 	w.ids, w.touched = ids, touched
@@ -265,7 +279,7 @@ func (w *FieldWriter) WriteTo(out io.Writer) (int64, error) {
 	var termBytes, postingBytes uint64
 	for _, e := range sorted {
 		id := e.id
-		p := &w.posts[id]
+		p := w.post(id)
 		info = append(info, p.n, uint32(postingBytes), uint32(postingBytes>>32))
 		termBytes += uint64(len(w.list[id]))
 		postingBytes += p.size()
@@ -304,7 +318,7 @@ func (w *FieldWriter) WriteTo(out io.Writer) (int64, error) {
 	var last [8]byte
 	for _, e := range sorted {
 		id := e.id
-		p := &w.posts[id]
+		p := w.post(id)
 		cw.Write(p.table)
 		if p.n%BlockSize != 0 {
 			cw.Write(p.blockEntry(last[:0]))
