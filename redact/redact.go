@@ -19,6 +19,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/spf13/viper"
@@ -563,7 +564,9 @@ func secretSpans(text string, out []span) []span {
 		return out
 	}
 	lowerBytes := asciiLowerBytes(text)
-	lower := string(lowerBytes)
+	// lowerBytes is never written again: the string reads the same bytes
+	// instead of a copy of every text a build redacts.
+	lower := unsafe.String(unsafe.SliceData(lowerBytes), len(lowerBytes))
 	found := defaultHints().find(lowerBytes)
 	spans := out
 	if tokens && found.leak != nil {
