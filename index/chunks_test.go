@@ -21,7 +21,8 @@ func TestChunkRecordTags(t *testing.T) {
 		{ID: "4", Text: "数据库迁移的经验教训"},
 		{ID: "5", Text: "plain words only", Title: "plain"},
 	} {
-		for _, c := range x.chunkRecord(src, r) {
+		for _, pc := range x.chunkRecord(src, r) {
+			c := pc.c
 			want := memory.InferTags(c.Title+"\n"+c.Text, r.Tags, c.Date != "", "record")
 			if !slices.Equal(c.Tags, want) {
 				t.Errorf("record %s: tags %q, want %q", r.ID, c.Tags, want)

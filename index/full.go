@@ -196,11 +196,11 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			if len(chunks) == 0 {
 				continue
 			}
-			id := xxh3.HashString(chunks[0].ID)
+			id := xxh3.HashString(chunks[0].c.ID)
 			if _, dup := seen[id]; dup {
 				res.DuplicateIDs++
 				res.problem(ingest.Problem{Source: src.Name, Path: rec.Path, Line: rec.Line, Reason: fmt.Sprintf("duplicate id %q: kept the first record with this id", rec.ID)})
-				dropped = append(dropped, chunks[0].ID)
+				dropped = append(dropped, chunks[0].c.ID)
 				continue
 			}
 			seen[id] = struct{}{}
@@ -208,11 +208,7 @@ func (x *Indexer) full(ctx context.Context, prev *previous, res *BuildResult) (*
 			sum.Records++
 			sum.Chunks += len(chunks)
 			res.Added += len(chunks)
-			pcs := make([]pendingChunk, len(chunks))
-			for i := range chunks {
-				pcs[i] = pendingChunk{c: chunks[i]}
-			}
-			if err := windows.add(rec.Conversation, pcs); err != nil {
+			if err := windows.add(rec.Conversation, chunks); err != nil {
 				return err
 			}
 		}

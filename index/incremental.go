@@ -329,8 +329,8 @@ func (x *Indexer) copies(ctx context.Context, jobs []readJob, gone map[stateKey]
 		}
 		var have []string
 		for _, chunks := range r.chunks {
-			for _, c := range chunks {
-				have = append(have, c.Text)
+			for _, pc := range chunks {
+				have = append(have, pc.c.Text)
 			}
 		}
 		slices.Sort(have)
@@ -504,7 +504,7 @@ func (d *delta) diff() {
 			if len(chunks) == 0 {
 				continue
 			}
-			first := chunks[0].ID
+			first := chunks[0].c.ID
 			newOrder := order{source: j.src, path: rec.Path, line: rec.Line, part: 1}
 			if accepted[first] {
 				d.duplicate(key, src.Name, rec, first)
@@ -540,7 +540,7 @@ func (d *delta) diff() {
 			whole := onLine[rec.Line] == 1
 			for i := range chunks {
 				same[i] = -1
-				if doc, ok := oldByID[chunks[i].ID]; ok && !d.retired[doc] && sameContent(d.g.Chunk(doc), &chunks[i]) {
+				if doc, ok := oldByID[chunks[i].c.ID]; ok && !d.retired[doc] && sameContent(d.g.Chunk(doc), &chunks[i].c) {
 					same[i] = doc
 				} else {
 					whole = false
@@ -552,7 +552,8 @@ func (d *delta) diff() {
 				}
 				continue
 			}
-			for i, c := range chunks {
+			for i := range chunks {
+				c := chunks[i].c
 				a := &addition{chunk: c, order: order{source: j.src, path: c.SourcePath, line: c.LineNumber, seq: ri + 1, part: c.Part}}
 				if doc := same[i]; doc >= 0 {
 					a.codes = d.g.Codes(doc)

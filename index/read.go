@@ -20,8 +20,9 @@ type fileRead struct {
 	src  int
 	file ingest.File
 	// chunks are the records' chunks, record by record (chunked in the
-	// reading goroutine, in parallel with other files).
-	chunks [][]memory.Chunk
+	// reading goroutine, in parallel with other files), as the sink takes
+	// them.
+	chunks [][]pendingChunk
 	// carried is set for a file that is not read: its earlier memory is.
 	carried bool
 	// resumed is set when only the lines after the previous cursor were
@@ -186,7 +187,7 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 		// shared pieces, not halves: the analysis and the adder run
 		// meanwhile, and the reader, which waits for the last piece
 		// before it reads on, waited for the core they slowed.
-		out.chunks = make([][]memory.Chunk, len(out.records))
+		out.chunks = make([][]pendingChunk, len(out.records))
 		parallel.Shared(len(out.records), 32, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				out.chunks[i] = x.chunkRecord(src, out.records[i])
