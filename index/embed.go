@@ -69,7 +69,15 @@ func (s *segmentSink) embed(seg *newSegment) error {
 				return err
 			}
 		}
-		codes := make([]int8, len(entries)*dim) // one allocation a batch
+		// One buffer for the codes of every batch: they are written
+		// before the next batch, and a new one each (384 KB) was a large
+		// allocation that, near the memory limit, had the runtime return
+		// memory to the system first.
+		if n := len(entries) * dim; cap(s.codesBuf) < n {
+			s.codesBuf = make([]int8, n)
+		}
+		codes := s.codesBuf[:len(entries)*dim]
+		clear(codes) // as a new buffer was
 		parallel.Shared(len(entries), 128, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if entries[i].codes == nil {

@@ -80,8 +80,10 @@ type segmentSink struct {
 	// spent takes back from the adder the batches it is done with,
 	// emptied, for flush to fill again (spentSlices).
 	spent chan *analysedBatch
-	// vecBuf holds the vectors of the batch being embedded (vectors).
-	vecBuf []float32
+	// vecBuf holds the vectors of the batch being embedded (vectors),
+	// codesBuf their codes (embed).
+	vecBuf   []float32
+	codesBuf []int8
 	// counts are what embedding did, kept apart from the result (which the
 	// reading goroutine updates) until finish adds them.
 	counts struct{ embedded, cached, carried, done int }
