@@ -538,9 +538,12 @@ func (s *segmentSink) trainSpace() error {
 		// training sample: the chunks the model learned from.
 		dim, items := s.sp.prof.Dimension, s.termSample.items
 		sample := make([]float32, len(items)*dim)
+		m := s.sp.model
 		parallel.Shared(len(items), 64, func(lo, hi int) {
+			var rows [128]int32 // most texts: no allocation for the rows
 			for i := lo; i < hi; i++ {
-				copy(sample[i*dim:], s.sp.model.EmbedTerms(items[i]))
+				// EmbedTerms, into the sample: not a new vector each.
+				m.EmbedRowsTo(sample[i*dim:(i+1)*dim], m.AppendRows(rows[:0], items[i]))
 			}
 		})
 		q := vector.TrainQuantizer(sample, dim)
