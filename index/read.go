@@ -236,22 +236,30 @@ func (x *Indexer) readStable(ctx context.Context, si int, src config.Source, f i
 
 // recordsHint is how many records a piece of limit bytes of the rest bytes
 // of a file left to read holds, judged by the source's bytes per record so
-// far; 0 when unknown. Its records slice is made that size (and a little
-// more) at once: grown by append from empty, a piece of 10 000 records
-// (about 3 MB of memory.Record) was copied several times over: 127 MB,
-// 5% of a 100k build's allocation. A wrong guess only costs a copy, or
-// the unused rest of one slice.
+// far, or guessedRecordBytes before the source's first piece is read; 0
+// when the file is not read in pieces. Its records slice is made that size
+// (and a little more) at once: grown by append from empty, a piece of
+// 10 000 records (about 3 MB of memory.Record) was copied several times
+// over: 127 MB, 5% of a 100k build's allocation. A wrong guess only costs
+// a copy, or the unused rest of one slice.
 func recordsHint(recordBytes *atomic.Int64, rest, limit int64) int {
 	if recordBytes == nil || limit <= 0 || rest <= 0 {
 		return 0
 	}
 	per := recordBytes.Load()
 	if per <= 0 {
-		return 0
+		// The first pieces of a source, read at once (readerAhead).
+		per = guessedRecordBytes
 	}
 	n := int(min(rest, limit) / per)
 	return n + n/32 + 16
 }
+
+// guessedRecordBytes is the bytes of a record that recordsHint assumes
+// before it knows a source's: about a memory record of a few sentences as
+// JSONL writes it. Records twice as long leave half the slice unused
+// until the piece is chunked; half as long, it is copied once.
+const guessedRecordBytes = 512
 
 // shrinkSettle is how long a line-based file that holds fewer lines than
 // before must be left alone to be taken for rewritten rather than being
