@@ -695,13 +695,4 @@ func contextTerms(an *lexical.Analyzer, ctx string) []string {
 
 // addLazy is reservoir.add for an item made only if the sample keeps it:
 // the same draws, so the same sample.
-func (r *reservoir[T]) addLazy(x func() T) {
-	r.seen++
-	if len(r.items) < r.cap {
-		r.items = append(r.items, x())
-		return
-	}
-	if j := r.rng.IntN(r.seen); j < r.cap {
-		r.items[j] = x()
-	}
-}
+func (r *reservoir[T]) addLazy(x func() T) { r.addMade(func(T) T { return x() }) }
