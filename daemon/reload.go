@@ -24,6 +24,7 @@ import (
 	"github.com/nova-recall/nova/lockfile"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/paths"
+	"github.com/nova-recall/nova/redact"
 	"github.com/nova-recall/nova/search"
 	"github.com/nova-recall/nova/secrets"
 )
@@ -626,6 +627,13 @@ func (s *Server) loadChinese() {
 	start := time.Now()
 	lexical.LoadChinese()
 	s.log.Info("Chinese word tables loaded", "ms", time.Since(start).Milliseconds())
+}
+
+// loadRedaction builds redaction's rules (redact.Warm) and says so.
+func (s *Server) loadRedaction() {
+	start := time.Now()
+	redact.Warm()
+	s.log.Info("Redaction rules loaded", "ms", time.Since(start).Milliseconds())
 }
 
 // queryEmbedder returns the embedder of g's vector space: the builtin

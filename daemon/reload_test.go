@@ -344,6 +344,25 @@ func TestChineseTablesReadBesideServing(t *testing.T) {
 	}
 }
 
+// TestRedactionRulesBuiltBesideServing: every search redacts its
+// results' paths, and redaction's rules took novad's first search a
+// tenth of a second to build (255 ms against 40 for the next at 100 000
+// chunks). novad builds them as it starts, before any search asks, and
+// once: a reload does not build them again.
+func TestRedactionRulesBuiltBesideServing(t *testing.T) {
+	n := startLogged(t)
+	const line = "Redaction rules loaded"
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(n.logs.String(), line); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("novad serves and never built the redaction rules:\n%s", n.logs.String())
+		}
+	}
+	n.appendAndServe(`{"id":"b","text":"Rolled the canary back after the 502s."}`)
+	if c := strings.Count(n.logs.String(), line); c != 1 {
+		t.Errorf("the redaction rules were built %d times, want once:\n%s", c, n.logs.String())
+	}
+}
+
 // TestConnectionCap_idleKeepAlive: connections kept open and idle after
 // a request (HTTP keep-alive) do not hold the cap's slots: a local
 // process that opened as many as the cap and left them idle kept every

@@ -386,6 +386,11 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	s.log.Info("Nova serving", "direct", s.directLn.Addr().String(), "facade", s.facadeLn.Addr().String(),
 		"home", s.home.Root, "embedding", s.cfg.Embedding.Provider, "maxConcurrentSearches", s.cfg.Retrieval.MaxConcurrentSearches)
 
+	// Every search redacts its results' paths: the rules are built
+	// beside the first load, not by the first search (a tenth of a
+	// second).
+	go s.loadRedaction()
+
 	serveErr := make(chan error, 2)
 	for _, p := range []struct {
 		srv *http.Server
