@@ -612,6 +612,10 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 	if g.Gen.HasChinese() {
 		s.chineseOnce.Do(func() { go s.loadChinese() })
 	}
+	// Every search redacts its results' paths: the rules are built now,
+	// beside serving, not by the first search (a tenth of a second). Not
+	// at start, beside the load: that made novad ready 50 ms later.
+	s.redactionOnce.Do(func() { go s.loadRedaction() })
 	// After the log line: the state file is written durably (fsync), and
 	// the swap is logged when it happens, not a sync later.
 	s.writeState("")

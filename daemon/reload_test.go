@@ -347,8 +347,8 @@ func TestChineseTablesReadBesideServing(t *testing.T) {
 // TestRedactionRulesBuiltBesideServing: every search redacts its
 // results' paths, and redaction's rules took novad's first search a
 // tenth of a second to build (255 ms against 40 for the next at 100 000
-// chunks). novad builds them as it starts, before any search asks, and
-// once: a reload does not build them again.
+// chunks). novad builds them once it serves its first generation,
+// before any search asks, and once: a reload does not build them again.
 func TestRedactionRulesBuiltBesideServing(t *testing.T) {
 	n := startLogged(t)
 	const line = "Redaction rules loaded"

@@ -104,7 +104,9 @@ type Server struct {
 	// chineseOnce starts loadChinese at the first generation served
 	// that holds Chinese.
 	chineseOnce sync.Once
-	engine      *search.Engine
+	// redactionOnce starts loadRedaction at the first generation served.
+	redactionOnce sync.Once
+	engine        *search.Engine
 	// embedder is the configured query embedder for non-builtin
 	// providers; builtin generations carry their own.
 	embedder embedding.Embedder
@@ -385,11 +387,6 @@ func (s *Server) Run(ctx context.Context, ready chan<- struct{}) error {
 	s.writeState("")
 	s.log.Info("Nova serving", "direct", s.directLn.Addr().String(), "facade", s.facadeLn.Addr().String(),
 		"home", s.home.Root, "embedding", s.cfg.Embedding.Provider, "maxConcurrentSearches", s.cfg.Retrieval.MaxConcurrentSearches)
-
-	// Every search redacts its results' paths: the rules are built
-	// beside the first load, not by the first search (a tenth of a
-	// second).
-	go s.loadRedaction()
 
 	serveErr := make(chan error, 2)
 	for _, p := range []struct {
