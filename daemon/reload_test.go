@@ -278,6 +278,17 @@ func startLogged(t *testing.T) *loggedNovad {
 	return n
 }
 
+// waitLogged returns once novad has logged line, and fails the test with
+// problem after 20 s: what novad does beside serving has no other sign.
+func (n *loggedNovad) waitLogged(line, problem string) {
+	n.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(n.logs.String(), line); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			n.t.Fatalf("%s:\n%s", problem, n.logs.String())
+		}
+	}
+}
+
 // appendAndServe appends record to the source, syncs, and returns once
 // novad serves the new generation.
 func (n *loggedNovad) appendAndServe(record string) {
@@ -333,11 +344,7 @@ func TestChineseTablesReadBesideServing(t *testing.T) {
 		t.Fatalf("novad read the Chinese tables for memory in English alone:\n%s", n.logs.String())
 	}
 	n.appendAndServe(`{"id":"c","text":"迁移记录：数据库端口改为 5433。"}`)
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(n.logs.String(), line); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("novad serves Chinese memory and never read the Chinese tables:\n%s", n.logs.String())
-		}
-	}
+	n.waitLogged(line, "novad serves Chinese memory and never read the Chinese tables")
 	n.appendAndServe(`{"id":"d","text":"部署队列在周五卡住了。"}`)
 	if c := strings.Count(n.logs.String(), line); c != 1 {
 		t.Errorf("the Chinese tables were read %d times, want once:\n%s", c, n.logs.String())
@@ -352,11 +359,7 @@ func TestChineseTablesReadBesideServing(t *testing.T) {
 func TestRedactionRulesBuiltBesideServing(t *testing.T) {
 	n := startLogged(t)
 	const line = "Redaction rules loaded"
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(n.logs.String(), line); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("novad serves and never built the redaction rules:\n%s", n.logs.String())
-		}
-	}
+	n.waitLogged(line, "novad serves and never built the redaction rules")
 	n.appendAndServe(`{"id":"b","text":"Rolled the canary back after the 502s."}`)
 	if c := strings.Count(n.logs.String(), line); c != 1 {
 		t.Errorf("the redaction rules were built %d times, want once:\n%s", c, n.logs.String())
