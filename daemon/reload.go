@@ -612,13 +612,13 @@ func (s *Server) swap(g *index.Served, hash, activeID, trigger string, activeErr
 	if g.Gen.HasChinese() {
 		s.chineseOnce.Do(func() { go s.loadChinese() })
 	}
+	// After the log line: the state file is written durably (fsync), and
+	// the swap is logged when it happens, not a sync later.
+	s.writeState("")
 	// Every search redacts its results' paths: the rules are built now,
 	// beside serving, not by the first search (a tenth of a second). Not
 	// at start, beside the load: that made novad ready 50 ms later.
 	s.redactionOnce.Do(func() { go s.loadRedaction() })
-	// After the log line: the state file is written durably (fsync), and
-	// the swap is logged when it happens, not a sync later.
-	s.writeState("")
 	if !next.profileOK {
 		s.log.Warn("The active generation was embedded with another profile; searches answer embedding-profile-mismatch until it is rebuilt",
 			"generation", rec.EmbeddingProfile.Provider+"/"+rec.EmbeddingProfile.Model, "configured", s.cfg.Embedding.Provider)

@@ -106,6 +106,17 @@ func TestHomeLockLostStopsNovad(t *testing.T) {
 	go func() { stopped <- srv.Run(ctx, ready) }()
 	<-ready
 	waitServing(t, "http://"+srv.DirectAddr().String())
+	// /health names the generation a moment before novad writes it into
+	// its state file: that write, made after the removal below, is not the
+	// one this test is about (it failed so under a loaded make test).
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if st, err := client.ReadState(cfg.Home); err == nil && st.Generation != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("novad serves a generation and never wrote it into its state file")
+		}
+	}
 
 	// Removed and taken in one step, before novad's next poll.
 	removeStateDir(t, cfg.Home)
