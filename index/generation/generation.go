@@ -119,6 +119,9 @@ type Generation struct {
 	fencesOnce lazy.Once
 	fences     []idFences
 	fencesRead atomic.Bool
+	// shared says, per segment, whether it came open from the Cache: a
+	// generation served before this one maps it too (Prepare).
+	shared []bool
 }
 
 // ErrCorrupt is wrapped by every load failure caused by the generation's
@@ -239,6 +242,7 @@ func Open(ctx context.Context, indexDir string, m *manifest.Manifest, analyzer *
 	// checked in order. A segment's first document number comes from the
 	// manifest's counts, which each segment must then match.
 	readers := make([]*segment.Reader, len(m.Segments))
+	shared := make([]bool, len(m.Segments))
 	errs := make([]error, len(m.Segments))
 	firsts := make([]int, len(m.Segments))
 	for i := 1; i < len(m.Segments); i++ {
@@ -246,7 +250,7 @@ func Open(ctx context.Context, indexDir string, m *manifest.Manifest, analyzer *
 	}
 	parallel.For(len(m.Segments), 1, func(i int) {
 		p := m.Segments[i]
-		readers[i], errs[i] = opts.Cache.open(ctx, filepath.Join(indexDir, manifest.SegmentDir(p.ID)), p, firsts[i], !opts.SkipChecksums)
+		readers[i], shared[i], errs[i] = opts.Cache.open(ctx, filepath.Join(indexDir, manifest.SegmentDir(p.ID)), p, firsts[i], !opts.SkipChecksums)
 		if errs[i] == nil {
 			checked(len(p.Files))
 		}
@@ -278,6 +282,7 @@ func Open(ctx context.Context, indexDir string, m *manifest.Manifest, analyzer *
 		}
 		g.ctxParams = r.Meta.Context
 		g.segs = append(g.segs, r)
+		g.shared = append(g.shared, shared[i])
 		g.bases = append(g.bases, g.n)
 		g.n += r.Docs()
 	}
@@ -356,10 +361,11 @@ func (g *Generation) IDLess(a, b int) bool {
 
 // idFenceStep is how many places of a segment's id order lie between two
 // of its id fences.
-const idFenceStep = 32
+const idFenceStep = segment.IDFenceStep
 
 // idFences are one segment's chunk ids at every idFenceStep-th place of
-// its id order (IDRank 1, 1+idFenceStep, ...) and at its last place.
+// its id order (IDRank 1, 1+idFenceStep, ...) and at its last place
+// (segment.Reader.IDFences).
 type idFences []string
 
 // around returns ids that bound the id of the document at rank: lo <= id
@@ -385,22 +391,14 @@ func (f idFences) span(id string, n int) (from, to int, ok bool) {
 	return place(i - 1), place(i) + 1, true
 }
 
-// idFences returns every segment's id fences, read once per generation
-// (Prepare, or the first tie between segments): a decode of one id in
-// idFenceStep.
+// idFences returns every segment's id fences (Prepare, or the first tie
+// between segments), each segment's read once for all the generations
+// that share it.
 func (g *Generation) idFences() []idFences {
 	g.fencesOnce.Do(func() {
 		g.fences = make([]idFences, len(g.segs))
 		for s, r := range g.segs {
-			n := r.Docs()
-			var f idFences
-			for rank := 1; rank <= n; rank += idFenceStep {
-				f = append(f, r.ID(r.ByIDRank(uint32(rank))))
-			}
-			if n > 0 && (n-1)%idFenceStep != 0 {
-				f = append(f, r.ID(r.ByIDRank(uint32(n))))
-			}
-			g.fences[s] = f
+			g.fences[s] = r.IDFences()
 		}
 		g.fencesRead.Store(true)
 	})
@@ -607,9 +605,12 @@ type stamp struct {
 // NewCache returns an empty cache.
 func NewCache() *Cache { return &Cache{segs: map[string]cached{}} }
 
-func (c *Cache) open(ctx context.Context, dir string, p manifest.Part, first int, verify bool) (*segment.Reader, error) {
+// open returns the segment p in dir, and whether it was open already (a
+// generation of this process maps it).
+func (c *Cache) open(ctx context.Context, dir string, p manifest.Part, first int, verify bool) (*segment.Reader, bool, error) {
 	if c == nil {
-		return segment.Open(ctx, dir, p.Files, first, verify)
+		r, err := segment.Open(ctx, dir, p.Files, first, verify)
+		return r, false, err
 	}
 	key := dir + "@" + fmt.Sprint(first)
 	c.mu.Lock()
@@ -625,13 +626,13 @@ func (c *Cache) open(ctx context.Context, dir string, p manifest.Part, first int
 			unchanged := true
 			for name, sum := range p.Files {
 				if err := CheckFile(ctx, filepath.Join(dir, name), sum, false); err != nil {
-					return nil, &segment.FileError{File: name, Err: err}
+					return nil, false, &segment.FileError{File: name, Err: err}
 				}
 				st, err := statFile(filepath.Join(dir, name))
 				unchanged = unchanged && err == nil && st == e.stamps[name]
 			}
 			if unchanged {
-				return r, nil
+				return r, true, nil
 			}
 		}
 	}
@@ -647,7 +648,7 @@ func (c *Cache) open(ctx context.Context, dir string, p manifest.Part, first int
 	// parallel.
 	r, err := segment.Open(ctx, dir, p.Files, first, verify)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// Only a verified segment is shared: an open that verifies must not
 	// take one that was not on trust.
@@ -663,7 +664,7 @@ func (c *Cache) open(ctx context.Context, dir string, p manifest.Part, first int
 		c.segs[key] = cached{r: weak.Make(r), stamps: stamps}
 		c.mu.Unlock()
 	}
-	return r, nil
+	return r, false, nil
 }
 
 func statFile(path string) (stamp, error) {

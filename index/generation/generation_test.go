@@ -661,6 +661,45 @@ func TestCache_segmentChangedSinceVerified(t *testing.T) {
 	runtime.KeepAlive(g) // the cache holds its segments weakly
 }
 
+// TestCache_reloadKeepsSharedSegments: a generation that shares its
+// segments with the one novad served before (the reload after an
+// incremental sync) neither reads their id fences again nor drops the
+// pages its searches had read (Prepare releases only the segments it
+// opened): the first search after every promotion faulted them in again.
+func TestCache_reloadKeepsSharedSegments(t *testing.T) {
+	home, m := built(t)
+	cache := generation.NewCache()
+	opts := generation.Options{Cache: cache}
+	first, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Prepare()
+	next, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.Prepare()
+	alone, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone.Prepare()
+	n := len(m.Segments)
+	if a, b, c := generation.Opened(first), generation.Opened(next), generation.Opened(alone); a != n || b != 0 || c != n {
+		t.Errorf("segments released by Prepare: first %d, next %d, without the cache %d; want %d, 0, %d", a, b, c, n, n)
+	}
+	for s := range m.Segments {
+		if !generation.FencesRead(next, first, s) {
+			t.Errorf("segment %d: the next generation read its id fences again", s)
+		}
+		if generation.FencesRead(alone, first, s) {
+			t.Errorf("segment %d: a generation opened without the cache shares the first's fences", s)
+		}
+	}
+	runtime.KeepAlive(first) // the cache holds its segments weakly
+}
+
 // TestCache_forgetsUnmappedSegments: novad opens every generation the
 // watcher promotes through one Cache, and each incremental sync adds a
 // segment of its own. An entry whose segment no generation uses any more

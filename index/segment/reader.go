@@ -15,6 +15,7 @@ import (
 
 	"github.com/edsrzf/mmap-go"
 
+	"github.com/nova-recall/nova/internal/lazy"
 	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/manifest"
 	"github.com/nova-recall/nova/memory"
@@ -45,6 +46,10 @@ type Reader struct {
 	Codes   *vector.Codes
 	Lists   *vector.Lists
 	Dead    *Dead
+
+	// fences are IDFences', read on first use.
+	fencesOnce lazy.Once
+	fences     []string
 }
 
 // FileError names the file of a segment that failed to open.
@@ -336,6 +341,31 @@ func (r *Reader) IDRank(doc int) uint32 { return r.facets.idRank[doc] }
 
 // ByIDRank returns the document whose IDRank is rank (1 to Docs()).
 func (r *Reader) ByIDRank(rank uint32) int { return int(r.facets.cols[colByID][rank-1]) }
+
+// IDFenceStep is how many places of a segment's id order lie between two
+// of its id fences.
+const IDFenceStep = 32
+
+// IDFences returns the chunk ids at every IDFenceStep-th place of the
+// segment's id order (IDRank 1, 1+IDFenceStep, ...) and at its last
+// place: a decode of one id in IDFenceStep, faulting in pages across the
+// whole records file, done once for the segment and kept with it, so that
+// a generation that shares the segment with the one before does not read
+// them again.
+func (r *Reader) IDFences() []string {
+	r.fencesOnce.Do(func() {
+		n := r.Docs()
+		var f []string
+		for rank := 1; rank <= n; rank += IDFenceStep {
+			f = append(f, r.ID(r.ByIDRank(uint32(rank))))
+		}
+		if n > 0 && (n-1)%IDFenceStep != 0 {
+			f = append(f, r.ID(r.ByIDRank(uint32(n))))
+		}
+		r.fences = f
+	})
+	return r.fences
+}
 
 // Find returns the document holding chunk id, if any (live or not: the
 // caller knows which documents later segments retired).
