@@ -170,7 +170,10 @@ func TestStopDuringDeepRecheck(t *testing.T) {
 	var swellNow func() string
 	n := startChecked(t, 500*time.Millisecond, time.Hour, func(s *Server) { swellNow = swellAfterLoad(t, s) })
 	dir := swellNow()
-	before := n.health()
+	// The load goes on once swellNow returns: /health names the
+	// generation when the swap is done (it failed here under a loaded
+	// make test, asked at once).
+	before := n.waitServed()
 	if before.Integrity.Status != api.IntegrityVerified || before.Generation != filepath.Base(dir) {
 		t.Fatalf("before the check: serving %s, integrity %+v", before.Generation, before.Integrity)
 	}
