@@ -668,23 +668,16 @@ func TestCache_segmentChangedSinceVerified(t *testing.T) {
 // opened): the first search after every promotion faulted them in again.
 func TestCache_reloadKeepsSharedSegments(t *testing.T) {
 	home, m := built(t)
-	cache := generation.NewCache()
-	opts := generation.Options{Cache: cache}
-	first, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), opts)
-	if err != nil {
-		t.Fatal(err)
+	prepared := func(opts generation.Options) *generation.Generation {
+		g, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Prepare()
+		return g
 	}
-	first.Prepare()
-	next, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	next.Prepare()
-	alone, err := generation.Open(context.Background(), home.IndexDir(), m, lexical.NewAnalyzer(), generation.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	alone.Prepare()
+	cached := generation.Options{Cache: generation.NewCache()}
+	first, next, alone := prepared(cached), prepared(cached), prepared(generation.Options{})
 	n := len(m.Segments)
 	if a, b, c := generation.Opened(first), generation.Opened(next), generation.Opened(alone); a != n || b != 0 || c != n {
 		t.Errorf("segments released by Prepare: first %d, next %d, without the cache %d; want %d, 0, %d", a, b, c, n, n)
