@@ -128,7 +128,11 @@ func (t *hanTable) fold(r rune) rune {
 // MethodByName (novactl does, through text/template), and the
 // segmentation it does with a dictionary is the small dynamic programme
 // in segment.go.
-var zhWords = sync.OnceValue(func() *dictionary { return readDictionary(zhDictZst) })
+var zhWords = sync.OnceValue(func() *dictionary {
+	d := readDictionary(zhDictZst)
+	d.addWords(zhSetPhrases, 500)
+	return d
+})
 
 // readDictionary reads a word list of "word count" lines: each word's log
 // probability, and which strings start a longer word.
@@ -148,16 +152,7 @@ func readDictionary(zst []byte) *dictionary {
 		e := d.entries[w]
 		e.logP, e.word = e.logP+n, true // the count until the total is known
 		d.entries[w] = e
-		d.maxLen = max(d.maxLen, utf8.RuneCountInString(w))
-		// Its starts of two characters or more (segment's stops).
-		runes := 0
-		for i := range w {
-			if runes++; runes > 2 {
-				e := d.entries[w[:i]]
-				e.longer = true
-				d.entries[w[:i]] = e
-			}
-		}
+		d.markStarts(w)
 	})
 	for w, e := range d.entries {
 		if e.word {
@@ -166,6 +161,7 @@ func readDictionary(zst []byte) *dictionary {
 		}
 	}
 	d.unknown = math.Log(0.5 / total)
+	d.total = total
 	return d
 }
 

@@ -59,6 +59,14 @@ func TestChineseSegmentation(t *testing.T) {
 	if got := Segment("林晓在读哪本书"); slices.Contains(got, "在") || slices.Contains(got, "哪") {
 		t.Errorf("Segment keeps stop words: %q", got)
 	}
+	// A set phrase that only assents is no evidence of its words: the
+	// question's 问题 matches a problem, not 没问题 ("sure").
+	if terms := a.Terms("没问题，没关系"); len(terms) != 0 {
+		t.Errorf("Terms(没问题，没关系) = %q, want none", terms)
+	}
+	if terms := a.Terms("遇到了什么问题"); !slices.Contains(terms, "问题") {
+		t.Errorf("Terms(遇到了什么问题) = %q lacks 问题", terms)
+	}
 }
 
 func TestNormalizeFolds(t *testing.T) {

@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -16,6 +17,8 @@ type dictionary struct {
 	// unknown is the log probability given to a character that is no
 	// word of the dictionary.
 	unknown float64
+	// total is the count of every word read.
+	total float64
 }
 
 // zhEntry is a string of the dictionary: a word (with its log
@@ -170,7 +173,44 @@ var zhStopWords = func() map[string]bool {
 		一个 一些 一下 一点 一直 已经 可以 可能 会 能 要 想 该 应该 没 没有 不 不是 个 些 时候`) {
 		m[w] = true
 	}
+	for _, w := range zhSetPhrases {
+		m[w] = true
+	}
 	return m
 }()
 
 func (d *dictionary) has(w string) bool { return d.entries[w].word }
+
+// zhSetPhrases are replies whose words do not mean what they say: 没问题
+// ("sure") is no problem, 没关系 ("never mind") no relation. Their
+// words matched questions about a 问题 or a 关系 with a turn that only
+// assents; they are words of the dictionary and carry no evidence.
+var zhSetPhrases = []string{"没问题", "没关系", "没事", "没事儿", "不客气", "不要紧", "不好意思", "没什么"}
+
+// addWords adds words the dictionary lacks, each with count occurrences
+// (of the same scale as the dictionary's counts) out of the total read.
+func (d *dictionary) addWords(words []string, count float64) {
+	for _, w := range words {
+		if d.entries[w].word {
+			continue
+		}
+		e := d.entries[w]
+		e.logP, e.word = math.Log(count/d.total), true
+		d.entries[w] = e
+		d.markStarts(w)
+	}
+}
+
+// markStarts records word w's length and its starts of two characters or
+// more (segment's stops).
+func (d *dictionary) markStarts(w string) {
+	d.maxLen = max(d.maxLen, utf8.RuneCountInString(w))
+	runes := 0
+	for i := range w {
+		if runes++; runes > 2 {
+			e := d.entries[w[:i]]
+			e.longer = true
+			d.entries[w[:i]] = e
+		}
+	}
+}
