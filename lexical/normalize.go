@@ -237,6 +237,11 @@ func normalizeShort(s string) (string, bool) {
 				if 'A' <= out && out <= 'Z' {
 					out += 'a' - 'A'
 				}
+			case r == ellipsis:
+				// NFKC spells it "...", in as many bytes. Every
+				// neighbour context has it (memory.ContextSeparator),
+				// and a search reads the context of its head candidates.
+				out = -1 // three dots, written below
 			default:
 				return "", false
 			}
@@ -254,7 +259,11 @@ func normalizeShort(s string) (string, bool) {
 			changed = true
 		}
 		b.WriteString(s[pos:i])
-		b.WriteRune(out)
+		if out < 0 {
+			b.WriteString("...")
+		} else {
+			b.WriteRune(out)
+		}
 		i += size
 		pos = i
 	}
@@ -305,6 +314,8 @@ const (
 	firstFullWidth  = 0xFF01
 	lastFullWidth   = 0xFF5E
 	fullWidthOffset = 0xFF01 - '!'
+	// ellipsis is the horizontal ellipsis, "…".
+	ellipsis = 0x2026
 )
 
 // ignorable reports whether r is an invisible character that Unicode's

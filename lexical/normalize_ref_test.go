@@ -99,6 +99,7 @@ var normalizeCases = []string{
 	"İstanbul KELVIN \u212a",
 	"\U0002A6A5 𠀀 😀 Emoji",
 	"\uFFFD replacement",
+	"the turn before … The Turn After … 下一句…… 全角…\u0301",
 	"hyph\u00aden\u00adation pass\u200dword \ufeffBOM 葛\U000E0100飾 zero\u200bwidth",
 	"Café RÉSUMÉ naïve Straße STRAẞE Ærø œuvre Łódź kırmızı Việt Þing ǣ ǅ молоко\u0301 й が",
 	"ΑΘΗΝΑ Αθήνα ΟΔΟΣ οδός ᾅδης ΐ Ёлка ї كَتَبَ العربيـــة שָׁלוֹם",
@@ -121,7 +122,7 @@ func TestNormalizeSameAsReference(t *testing.T) {
 // eight-byte words skipLowerASCII reads, gives what the reference gives.
 func TestNormalizeSameAtEveryOffset(t *testing.T) {
 	const plain = "abcdefghijklmnopqrstuvwxy 0123456789@[`{"
-	for _, c := range []string{"A", "Z", "@", "[", "中", "遷", "Ｑ", "é", "\u3000", "\xff", "\xe4\xb8"} {
+	for _, c := range []string{"A", "Z", "@", "[", "中", "遷", "Ｑ", "…", "……", "é", "\u3000", "\xff", "\xe4\xb8"} {
 		for i := 0; i <= len(plain); i++ {
 			for _, s := range []string{plain[:i] + c + plain[i:], plain[:i] + c, c + plain[i:]} {
 				if got, want := Normalize(s), normalizeReference(s); got != want {
