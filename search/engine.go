@@ -421,7 +421,11 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	ctl := controller{}
 	// A date-led query's words are its days: embedded, they find the
 	// memories that mention a number or a month, not what was done then.
-	dense := e.cfg.Dense && snap.Query != nil && !q.dateLed
+	// An identifier (a commit hash, a ticket, a version) has no meaning to
+	// embed: a query of identifiers alone is found by its words, and the
+	// dense channel only added memories near the identifier's vector.
+	identifiers := identifierQuery(plan)
+	dense := e.cfg.Dense && snap.Query != nil && !q.dateLed && !identifiers
 	channels := []api.ChannelReport{{ID: "lexical", Enabled: true, Weight: e.cfg.LexicalWeight, Method: "bm25"}}
 	if !dense {
 		channels[0].Weight = 1
@@ -434,6 +438,8 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		denseReport.Weight, denseReport.Reason = 0, "no-query-embedder"
 	case q.dateLed:
 		denseReport.Weight, denseReport.Reason = 0, "date-led-query"
+	case identifiers:
+		denseReport.Weight, denseReport.Reason = 0, "identifier-query"
 	}
 
 	// Baseline: embed the query once, rank, gate.

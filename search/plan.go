@@ -246,6 +246,21 @@ func boundAnchors(anchors []string) ([]string, int) {
 	return out[:min(len(out), maxAnchors)], max(0, len(out)-maxAnchors)
 }
 
+// identifierQuery reports whether every key term of the plan is an
+// identifier with a digit in it (e383733, SEC-6642, v1.4.0, 10.0.0.1): a
+// query that names records and asks nothing of their meaning.
+func identifierQuery(p Plan) bool {
+	if len(p.KeyTerms) == 0 {
+		return false
+	}
+	for _, t := range p.KeyTerms {
+		if !slices.Contains(p.Anchors, t) || !strings.ContainsAny(t, "0123456789") {
+			return false
+		}
+	}
+	return true
+}
+
 // isPathLike reports whether a token looks like a path (contains '/' and a
 // letter), e.g. src/app/update.py or ~/.codex.
 func isPathLike(tok string) bool {

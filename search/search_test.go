@@ -198,6 +198,31 @@ func TestAnchorsDecideStrength(t *testing.T) {
 	}
 }
 
+// A query of identifiers alone is found by its words: embedded, a ticket
+// or a hash only finds what lies near its vector. A question about one
+// keeps the dense channel.
+func TestIdentifierQueryNeedsNoDenseChannel(t *testing.T) {
+	for _, query := range []string{"V1-A-029", "v1-a-029 V1-A-029"} {
+		resp := run(t, api.SearchRequest{Query: query})
+		if len(resp.Results) == 0 || resp.Results[0].SourceID != "lesson-wal" {
+			t.Fatalf("%q: want lesson-wal first, got %+v", query, resp.Results)
+		}
+		if reason := denseReason(resp); reason != "identifier-query" {
+			t.Errorf("%q: dense channel reason %q, want identifier-query", query, reason)
+		}
+		for _, r := range resp.Results {
+			if _, ok := r.ScoreComponents["dense"]; ok && r.ScoreComponents["dense"] != 0 {
+				t.Errorf("%q: %s has a dense score %v", query, r.SourceID, r.ScoreComponents["dense"])
+			}
+		}
+	}
+	for _, query := range []string{"what went wrong in V1-A-029", "SQLite WAL"} {
+		if reason := denseReason(run(t, api.SearchRequest{Query: query})); reason != "" {
+			t.Errorf("%q: dense channel off (%q), want it on", query, reason)
+		}
+	}
+}
+
 func TestGoldenFilteredQuery(t *testing.T) {
 	resp := run(t, api.SearchRequest{Query: "postgres timeout fix", Filters: api.Filters{Project: "billing", DateFrom: "2026-06-13", DateTo: "2026-06-30"}})
 	if len(resp.Results) != 1 || resp.Results[0].SourceID != "ci-2" {
