@@ -130,7 +130,7 @@ func (t *hanTable) fold(r rune) rune {
 // in segment.go.
 var zhWords = sync.OnceValue(func() *dictionary {
 	d := readDictionary(zhDictZst)
-	d.addWords(zhSetPhrases, 500)
+	d.addWords(zhSetPhrases, setPhraseCount)
 	return d
 })
 

@@ -187,6 +187,11 @@ func (d *dictionary) has(w string) bool { return d.entries[w].word }
 // assents; they are words of the dictionary and carry no evidence.
 var zhSetPhrases = []string{"没问题", "没关系", "没事", "没事儿", "不客气", "不要紧", "不好意思", "没什么"}
 
+// setPhraseCount is the count a set phrase the dictionary lacks is given:
+// about those of the ones it has (没关系 237, 没事 516), enough for the
+// segmenter to keep 没问题 whole rather than read 没 and 问题.
+const setPhraseCount = 500
+
 // addWords adds words the dictionary lacks, each with count occurrences
 // (of the same scale as the dictionary's counts) out of the total read.
 func (d *dictionary) addWords(words []string, count float64) {

@@ -211,8 +211,8 @@ func TestIdentifierQueryNeedsNoDenseChannel(t *testing.T) {
 			t.Errorf("%q: dense channel reason %q, want identifier-query", query, reason)
 		}
 		for _, r := range resp.Results {
-			if _, ok := r.ScoreComponents["dense"]; ok && r.ScoreComponents["dense"] != 0 {
-				t.Errorf("%q: %s has a dense score %v", query, r.SourceID, r.ScoreComponents["dense"])
+			if d := r.ScoreComponents["dense"]; d != 0 {
+				t.Errorf("%q: %s has a dense score %v", query, r.SourceID, d)
 			}
 		}
 	}
