@@ -128,15 +128,13 @@ func (t *hanTable) fold(r rune) rune {
 // MethodByName (novactl does, through text/template), and the
 // segmentation it does with a dictionary is the small dynamic programme
 // in segment.go.
-var zhWords = sync.OnceValue(func() *dictionary {
-	d := readDictionary(zhDictZst)
-	d.addWords(zhSetPhrases, setPhraseCount)
-	return d
-})
+var zhWords = sync.OnceValue(func() *dictionary { return readDictionary(zhDictZst, zhSetPhrases, setPhraseCount) })
 
 // readDictionary reads a word list of "word count" lines: each word's log
-// probability, and which strings start a longer word.
-func readDictionary(zst []byte) *dictionary {
+// probability, and which strings start a longer word. The extra words the
+// list lacks are added with extraCount each, outside the total, so the
+// list's own probabilities stay as read.
+func readDictionary(zst []byte, extra []string, extraCount float64) *dictionary {
 	d := &dictionary{entries: make(map[string]zhEntry, 160_000)}
 	total := 0.0
 	eachLine(zst, func(line string) {
@@ -154,6 +152,14 @@ func readDictionary(zst []byte) *dictionary {
 		d.entries[w] = e
 		d.markStarts(w)
 	})
+	for _, w := range extra {
+		if !d.entries[w].word {
+			e := d.entries[w]
+			e.logP, e.word = extraCount, true
+			d.entries[w] = e
+			d.markStarts(w)
+		}
+	}
 	for w, e := range d.entries {
 		if e.word {
 			e.logP = math.Log(e.logP / total)
@@ -161,7 +167,6 @@ func readDictionary(zst []byte) *dictionary {
 		}
 	}
 	d.unknown = math.Log(0.5 / total)
-	d.total = total
 	return d
 }
 

@@ -1,7 +1,6 @@
 package lexical
 
 import (
-	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -17,8 +16,6 @@ type dictionary struct {
 	// unknown is the log probability given to a character that is no
 	// word of the dictionary.
 	unknown float64
-	// total is the count of every word read.
-	total float64
 }
 
 // zhEntry is a string of the dictionary: a word (with its log
@@ -191,20 +188,6 @@ var zhSetPhrases = []string{"没问题", "没关系", "没事", "没事儿", "�
 // about those of the ones it has (没关系 237, 没事 516), enough for the
 // segmenter to keep 没问题 whole rather than read 没 and 问题.
 const setPhraseCount = 500
-
-// addWords adds words the dictionary lacks, each with count occurrences
-// (of the same scale as the dictionary's counts) out of the total read.
-func (d *dictionary) addWords(words []string, count float64) {
-	for _, w := range words {
-		if d.entries[w].word {
-			continue
-		}
-		e := d.entries[w]
-		e.logP, e.word = math.Log(count/d.total), true
-		d.entries[w] = e
-		d.markStarts(w)
-	}
-}
 
 // markStarts records word w's length and its starts of two characters or
 // more (segment's stops).

@@ -254,7 +254,7 @@ func identifierQuery(p Plan) bool {
 		return false
 	}
 	for _, t := range p.KeyTerms {
-		if !slices.Contains(p.Anchors, t) || !strings.ContainsAny(t, "0123456789") {
+		if !slices.Contains(p.Anchors, t) || !hasDigit(t) {
 			return false
 		}
 	}

@@ -359,19 +359,15 @@ func (g *Generation) IDLess(a, b int) bool {
 	return g.segs[sa].ID(la) < g.segs[sb].ID(lb)
 }
 
-// idFenceStep is how many places of a segment's id order lie between two
-// of its id fences.
-const idFenceStep = segment.IDFenceStep
-
-// idFences are one segment's chunk ids at every idFenceStep-th place of
-// its id order (IDRank 1, 1+idFenceStep, ...) and at its last place
-// (segment.Reader.IDFences).
+// idFences are one segment's chunk ids at every segment.IDFenceStep-th
+// place of its id order (IDRank 1, 1+IDFenceStep, ...) and at its last
+// place (segment.Reader.IDFences).
 type idFences []string
 
 // around returns ids that bound the id of the document at rank: lo <= id
 // <= hi.
 func (f idFences) around(rank uint32) (lo, hi string) {
-	i := int(rank-1) / idFenceStep
+	i := int(rank-1) / segment.IDFenceStep
 	return f[i], f[min(i+1, len(f)-1)]
 }
 
@@ -383,7 +379,7 @@ func (f idFences) span(id string, n int) (from, to int, ok bool) {
 		return 0, 0, false
 	}
 	// place is the place in the id order of fence k.
-	place := func(k int) int { return min(k*idFenceStep, n-1) }
+	place := func(k int) int { return min(k*segment.IDFenceStep, n-1) }
 	i := sort.SearchStrings(f, id) // f[i-1] < id <= f[i]
 	if i == 0 {
 		return 0, 1, true
