@@ -67,6 +67,22 @@ func TestChineseSegmentation(t *testing.T) {
 	if terms := a.Terms("遇到了什么问题"); !slices.Contains(terms, "问题") {
 		t.Errorf("Terms(遇到了什么问题) = %q lacks 问题", terms)
 	}
+	// A determiner's measure word comes apart from the noun after it, the
+	// same way in a question and in a memory, and is no evidence: 哪本科幻
+	// is not 本科 (undergraduate), and 这首歌 is about a 歌.
+	for text, want := range map[string][]string{
+		"林晓在读哪本科幻小说": {"林", "晓", "在读", "科幻", "小说"},
+		"你喜欢哪首歌":     {"喜欢", "歌"},
+		"我最喜欢这首歌":    {"喜欢", "歌"},
+		"他去了哪家医院":    {"去", "医院"},
+		"那本书很好看":     {"本书", "好看"},
+		"哪本书":        {"本书"},
+		"这家伙真烦":      {"家伙", "真", "烦"},
+	} {
+		if got := Segment(text); !slices.Equal(got, want) {
+			t.Errorf("Segment(%s) = %q, want %q", text, got, want)
+		}
+	}
 }
 
 func TestNormalizeFolds(t *testing.T) {
