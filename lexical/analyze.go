@@ -585,7 +585,7 @@ func appendLoneHan(out []string, run string) []string {
 		if han && !prevHan {
 			size := utf8.RuneLen(r)
 			next, _ := utf8.DecodeRuneInString(run[i+size:])
-			if w := run[i : i+size]; (i+size == len(run) || !unicode.Is(unicode.Han, next)) && !zhStopWords[w] {
+			if w := run[i : i+size]; (i+size == len(run) || !unicode.Is(unicode.Han, next)) && !isZhStopWord(w) {
 				out = append(out, w)
 			}
 		}

@@ -8,6 +8,6 @@ import "testing"
 //	go test -run '^$' -bench ReadDictionary -benchtime=10x ./lexical
 func BenchmarkReadDictionary(b *testing.B) {
 	for b.Loop() {
-		readDictionary(zhDictZst, zhAddedWords, addedWordCount)
+		readDictionary(zhDictZst, zhAddedWords(), addedWordCount)
 	}
 }

@@ -128,7 +128,7 @@ func (t *hanTable) fold(r rune) rune {
 // MethodByName (novactl does, through text/template), and the
 // segmentation it does with a dictionary is the small dynamic programme
 // in segment.go.
-var zhWords = sync.OnceValue(func() *dictionary { return readDictionary(zhDictZst, zhAddedWords, addedWordCount) })
+var zhWords = sync.OnceValue(func() *dictionary { return readDictionary(zhDictZst, zhAddedWords(), addedWordCount) })
 
 // readDictionary reads a word list of "word count" lines: each word's log
 // probability, and which strings start a longer word. The extra words the

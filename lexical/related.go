@@ -69,7 +69,7 @@ func RelatedWords(query string) (chinese, english []string) {
 		for r := range strings.FieldsSeq(g.related) {
 			// A function word is related to others by its gloss
 			// (不可: 不能, 应该) and is evidence of nothing.
-			if !seen[r] && !zhStopWords[r] {
+			if !seen[r] && !isZhStopWord(r) {
 				seen[r] = true
 				chinese = append(chinese, r)
 			}

@@ -97,7 +97,7 @@ func appendChinese(out []string, run string) []string {
 	for _, w := range d.appendSegment(wordsBuf[:0], run) {
 		at := end
 		end += len(w)
-		if zhStopWords[w] {
+		if isZhStopWord(w) {
 			if pieceRunes >= 2 {
 				out = appendBigramsOf(out, run[start:at])
 			}
@@ -151,7 +151,7 @@ func appendBigramsOf(out []string, s string) []string {
 func Segment(run string) []string {
 	var out []string
 	for _, w := range zhWords().segment(run) {
-		if !zhStopWords[w] {
+		if !isZhStopWord(w) {
 			out = append(out, w)
 		}
 	}
@@ -171,11 +171,30 @@ var zhStopWords = func() map[string]bool {
 		一个 一些 一下 一点 一直 已经 可以 可能 会 能 要 想 该 应该 没 没有 不 不是 个 些 时候`) {
 		m[w] = true
 	}
-	for _, w := range zhAddedWords {
+	for _, w := range zhSetPhrases {
 		m[w] = true
 	}
 	return m
 }()
+
+// isZhStopWord reports whether w is a function word (zhStopWords, or a
+// determiner's measure word).
+func isZhStopWord(w string) bool {
+	return zhStopWords[w] || isDeterminerMeasure(w)
+}
+
+// isDeterminerMeasure reports whether w is a determiner and a measure
+// word (这本, 哪首), found by its characters rather than listed: the
+// 444 of them in a map cost every process that loads this package
+// 80 kB at start.
+func isDeterminerMeasure(w string) bool {
+	d, n := utf8.DecodeRuneInString(w)
+	if n == len(w) || !strings.ContainsRune(zhDeterminers, d) {
+		return false
+	}
+	c, m := utf8.DecodeRuneInString(w[n:])
+	return n+m == len(w) && strings.ContainsRune(zhClassifiers, c)
+}
 
 func (d *dictionary) has(w string) bool { return d.entries[w].word }
 
@@ -198,9 +217,9 @@ const (
 	zhClassifiers = "个本首张部家座位只条件次种台辆篇份场门节所间棵双块把支句段杯瓶顿趟届栋盆幅封架颗匹艘层类样批项笔套群回名章集款道处枚粒"
 )
 
-// zhAddedWords are the function words the segmenter adds to its
+// zhAddedWords returns the function words the segmenter adds to its
 // dictionary: the set phrases and the determiners' measure words.
-var zhAddedWords = func() []string {
+func zhAddedWords() []string {
 	words := slices.Clone(zhSetPhrases)
 	for _, d := range zhDeterminers {
 		for _, c := range zhClassifiers {
@@ -208,7 +227,7 @@ var zhAddedWords = func() []string {
 		}
 	}
 	return words
-}()
+}
 
 // addedWordCount is the count an added word the dictionary lacks is
 // given: about those of the ones it has (没关系 237, 没事 516, 这本 459,

@@ -52,7 +52,7 @@ func refAppendChinese(d *dictionary, out []string, run string) []string {
 		piece = piece[:0]
 	}
 	for _, w := range refSegment(d, run) {
-		if zhStopWords[w] {
+		if isZhStopWord(w) {
 			if len(piece) > 0 {
 				flush()
 			}
