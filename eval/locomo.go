@@ -717,7 +717,7 @@ func plainBM25(recs []TurnRecord) *bm25Baseline {
 		base.ids = append(base.ids, r.ID)
 		base.projects = append(base.projects, r.Project)
 	}
-	base.ix = lexical.Build(docs)
+	base.ix = lexical.Build(docs, 0.75) // the textbook's b, as the report says
 	return base
 }
 

@@ -8,10 +8,15 @@ import (
 	"github.com/nova-recall/nova/topk"
 )
 
-// BM25 parameters (the usual Robertson/Lucene defaults).
+// BM25 parameters: Robertson's usual K1, and B, how much a longer
+// document's score is scaled down, below the usual 0.75. Memories are
+// short turns and notes beside longer ones, and the answer is often the
+// longer turn that says more than the question's words: of 0.3 to 0.9 on
+// every recall set (BENCHMARKS.md), 0.3-0.5 gained at rank 1 on each and
+// 0.5 held LoCoMo dev's recall@20 best.
 const (
 	K1 = 1.2
-	B  = 0.75
+	B  = 0.5
 )
 
 // Dead describes the documents of a field that later changes replaced:
@@ -43,6 +48,8 @@ type Index struct {
 	// and growing the list anew each search was a seventh of what a
 	// search allocated at 100 000 chunks.
 	touched sync.Pool
+	// b is the index's BM25 B (lengthNorm).
+	b float64
 	// norms holds lengthNorm of the shorter document lengths, worked out
 	// once: one of the two divisions of every posting's score.
 	norms []float64
@@ -52,13 +59,13 @@ type Index struct {
 // few kB per field; longer documents are rare and computed each time).
 const normsKept = 2048
 
-// norm returns lengthNorm(docLen, ix.avgLen), from the table when it
-// holds it: the same float64 either way.
+// norm returns lengthNorm(docLen, ix.avgLen, ix.b), from the table when
+// it holds it: the same float64 either way.
 func (ix *Index) norm(docLen uint32) float64 {
 	if docLen < uint32(len(ix.norms)) {
 		return ix.norms[docLen]
 	}
-	return lengthNorm(docLen, ix.avgLen)
+	return lengthNorm(docLen, ix.avgLen, ix.b)
 }
 
 // NewIndex joins the fields of consecutive segments. dead is subtracted
@@ -66,7 +73,12 @@ func (ix *Index) norm(docLen uint32) float64 {
 // (a generation orders them by chunk id, so ties do not depend on which
 // segment a document sits in).
 func NewIndex(fields []*Field, dead Dead, tie func(a, b int) bool) *Index {
-	ix := &Index{fields: fields, bases: make([]int, len(fields)), dead: dead, tie: tie, pools: make([]sync.Pool, len(fields))}
+	return newIndex(fields, dead, tie, B)
+}
+
+// newIndex is NewIndex with BM25's B set to b.
+func newIndex(fields []*Field, dead Dead, tie func(a, b int) bool, b float64) *Index {
+	ix := &Index{fields: fields, bases: make([]int, len(fields)), dead: dead, tie: tie, pools: make([]sync.Pool, len(fields)), b: b}
 	var total uint64
 	docs := 0
 	for i, f := range fields {
@@ -84,7 +96,7 @@ func NewIndex(fields []*Field, dead Dead, tie func(a, b int) bool) *Index {
 	}
 	ix.norms = make([]float64, normsKept)
 	for l := range ix.norms {
-		ix.norms[l] = lengthNorm(uint32(l), ix.avgLen)
+		ix.norms[l] = lengthNorm(uint32(l), ix.avgLen, b)
 	}
 	return ix
 }
@@ -391,8 +403,9 @@ func (ix *Index) segment(doc int) int {
 }
 
 // Build returns an in-memory index of docs (each given by its terms), for
-// baselines and tests: one segment, nothing retired.
-func Build(docs [][]string) *Index {
+// baselines and tests: one segment, nothing retired, BM25's B set to b
+// (B for Nova's, 0.75 for the textbook's).
+func Build(docs [][]string, b float64) *Index {
 	w := NewFieldWriter(0)
 	for _, d := range docs {
 		w.Add(d)
@@ -405,7 +418,7 @@ func Build(docs [][]string) *Index {
 	if err != nil {
 		panic(err) // what FieldWriter writes, OpenField reads
 	}
-	return NewIndex([]*Field{f}, Dead{}, nil)
+	return newIndex([]*Field{f}, Dead{}, nil, b)
 }
 
 type bytesWriter struct{ b []byte }

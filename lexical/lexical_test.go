@@ -76,7 +76,7 @@ func build(docs ...string) (*Index, *Analyzer) {
 	for i, d := range docs {
 		terms[i] = a.Terms(d)
 	}
-	return Build(terms), a
+	return Build(terms, B), a
 }
 
 func TestSearchRanksAndFilters(t *testing.T) {
@@ -356,7 +356,7 @@ func TestSearchMatchesExhaustiveScoring(t *testing.T) {
 // there).
 func TestResolvedQuery(t *testing.T) {
 	a := NewAnalyzer()
-	ix := Build([][]string{a.Terms("port 2096 firewall"), a.Terms("dns record moved"), a.Terms("firewall rule for port 443")})
+	ix := Build([][]string{a.Terms("port 2096 firewall"), a.Terms("dns record moved"), a.Terms("firewall rule for port 443")}, B)
 	terms := a.Terms("firewall port")
 	q := ix.Resolve(terms)
 	if got, want := ix.SearchQuery(q, 3, nil), ix.Search(terms, 3, nil); !slices.Equal(got, want) || len(got) != 2 {
@@ -370,7 +370,7 @@ func TestResolvedQuery(t *testing.T) {
 			t.Error("a query resolved in another index was used")
 		}
 	}()
-	Build([][]string{a.Terms("port")}).SearchQuery(q, 3, nil)
+	Build([][]string{a.Terms("port")}, B).SearchQuery(q, 3, nil)
 }
 
 // TestFieldHasHan: a field knows whether it holds Chinese from its term

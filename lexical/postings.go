@@ -664,10 +664,10 @@ func bm25(idf float64, tf uint32, norm float64) float32 {
 	return float32(idf * t * (K1 + 1) / (t + norm))
 }
 
-// lengthNorm is BM25's length normalisation of a document of docLen terms
-// in a field of average length avgLen.
-func lengthNorm(docLen uint32, avgLen float64) float64 {
-	return K1 * (1 - B + B*float64(docLen)/avgLen)
+// lengthNorm is BM25's length normalisation, of strength b, of a
+// document of docLen terms in a field of average length avgLen.
+func lengthNorm(docLen uint32, avgLen, b float64) float64 {
+	return K1 * (1 - b + b*float64(docLen)/avgLen)
 }
 
 // IDF is the BM25 inverse document frequency of a term that df of n

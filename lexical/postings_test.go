@@ -244,7 +244,7 @@ func TestScoresAreTheFormulas(t *testing.T) {
 			docs = append(docs, d)
 		}
 	}
-	ix := Build(docs)
+	ix := Build(docs, B)
 	all := make([]int, len(docs))
 	for i := range all {
 		all[i] = i

@@ -43,7 +43,7 @@ func TestRelatedWords(t *testing.T) {
 }
 
 func TestResolveRelated_weighsRelatedTerms(t *testing.T) {
-	ix := Build([][]string{{"饭馆", "城东"}, {"餐馆", "城东"}, {"公园"}})
+	ix := Build([][]string{{"饭馆", "城东"}, {"餐馆", "城东"}, {"公园"}}, B)
 	own := ix.ScoreQuery(ix.Resolve([]string{"餐馆"}), []int{1})[0]
 	related := ix.ScoreQuery(ix.ResolveRelated([]string{"饭馆"}, Related{[]string{"餐馆"}, 0.3}), []int{0, 1})
 	if math.Abs(related[1]-0.3*own) > 1e-6 { // scores are float32 sums

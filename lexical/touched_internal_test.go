@@ -21,7 +21,7 @@ func TestSearchQuery_reusesItsDocumentList(t *testing.T) {
 			docs[i] = append(docs[i], "rare")
 		}
 	}
-	ix := Build(docs)
+	ix := Build(docs, B)
 	q := ix.Resolve([]string{"common", "rare"})
 	ix.SearchQuery(q, 10, nil) // fills the pools
 	allocs := testing.AllocsPerRun(20, func() { ix.SearchQuery(q, 10, nil) })
