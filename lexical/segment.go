@@ -231,10 +231,11 @@ func zhAddedWords() []string {
 
 // addedWordCount is the count an added word the dictionary lacks is
 // given: about those of the ones it has (没关系 237, 没事 516, 这本 459,
-// 哪家 108). It keeps 没问题 whole rather than 没 and 问题, and takes 哪本
-// over 本科 (2 853, which leaves 幻 alone) but not 那本 over 本书 (1 225),
-// nor 这家 over 家伙 (1 546): a question and a memory then cut the same
-// way, 本书 in both, 这 and 家伙 in both.
+// 哪家 108). A lone character counts as an unknown one (segment), so it
+// keeps 没问题 whole rather than 没 and 问题, and takes 哪本 over 本科
+// (2 853, which leaves 幻 alone) but not 那本 over 本书 (1 225), as the
+// dictionary's 这本 does not either: a question and a memory then cut
+// 本书 alike. The dictionary's 这家 (1 031) leaves 家伙 (1 546) whole.
 const addedWordCount = 500
 
 // markStarts records word w's length and its starts of two characters or
