@@ -470,10 +470,15 @@ var (
 	zhAgoWords   = []string{"前", "后", "以前", "以后", "之前", "之后"}
 	zhReasons    = []string{"因为", "所以", "由于", "为了", "因此", "原因", "导致", "于是"}
 	zhPlaceWords = []string{"附近", "城东", "城西", "城南", "城北", "市中心", "郊区", "路口", "街道", "大街", "小区", "广场", "公园", "医院", "机场", "火车站", "高铁站", "地铁站", "车站", "商场", "超市", "酒店", "宾馆", "餐厅", "饭店", "咖啡馆", "咖啡店", "图书馆", "博物馆", "体育馆", "健身房", "海边", "老家"}
-	// zhPlaceEnds end a place after 在 (在成都市, 在中山路, 在公司, 在家).
-	zhPlaceEnds = []string{"市", "省", "县", "镇", "村", "区", "路", "街", "家", "旁边", "对面", "公司", "学校"}
-	// zhNamedPlaceEnds need a name before them (在市 is no place).
-	zhNamedPlaceEnds = []string{"市", "省", "县", "镇", "村", "区", "路", "街"}
+	// zhLocatives are the verbs and prepositions a place follows: at, to,
+	// back to, from (在成都市, 去救助站, 回老家, 从公司).
+	zhLocatives = []string{"在", "去", "到", "回", "从"}
+	// zhPlaceEnds end a place after a locative (在成都市, 在中山路, 在公司,
+	// 在家, 去救助站, 到宠物店).
+	zhPlaceEnds = []string{"市", "省", "县", "镇", "村", "区", "路", "街", "家", "旁边", "对面", "公司", "学校", "站", "馆", "院", "店", "园", "中心"}
+	// zhNamedPlaceEnds need a name before them (在市 is no place, 到站
+	// is arriving).
+	zhNamedPlaceEnds = []string{"市", "省", "县", "镇", "村", "区", "路", "街", "站", "馆", "院", "店", "园", "中心"}
 )
 
 // zhAmount matches a run of Chinese numerals that names hundreds,
@@ -553,29 +558,34 @@ func zhTime(s string) bool {
 
 func zhReason(s string) bool { return containsAny(s, zhReasons) }
 
-// zhPlace: a place word (附近, 公园, 城东), a place named after 在
-// (在成都市, 在中山路), or a place name (苏州, 青城山).
+// zhPlace: a place word (附近, 公园, 城东), a place named after a
+// locative (在成都市, 在中山路, 去救助站), or a place name (苏州,
+// 青城山). After a verb of going the place needs a name before its end:
+// 到家 and 到站 say one arrived, and the place prior lifted "到家了吗"
+// above the answer to "在哪家公司".
 func zhPlace(s string) bool {
 	if containsAny(s, zhPlaceWords) || zhPlaceName(s) {
 		return true
 	}
-	for i := strings.Index(s, "在"); i >= 0; {
-		rest := s[i+len("在"):]
-		for k, n := 0, 0; k < len(rest) && n < 7; n++ {
-			r, size := utf8.DecodeRuneInString(rest[k:])
-			if !lexical.IsCJK(r) {
+	for _, loc := range zhLocatives {
+		for i := strings.Index(s, loc); i >= 0; {
+			rest := s[i+len(loc):]
+			for k, n := 0, 0; k < len(rest) && n < 7; n++ {
+				r, size := utf8.DecodeRuneInString(rest[k:])
+				if !lexical.IsCJK(r) {
+					break
+				}
+				if hasPrefixAny(rest[k:], zhPlaceEnds) && (n >= 1 || loc == "在" && !hasPrefixAny(rest[k:], zhNamedPlaceEnds)) {
+					return true
+				}
+				k += size
+			}
+			j := strings.Index(rest, loc)
+			if j < 0 {
 				break
 			}
-			if hasPrefixAny(rest[k:], zhPlaceEnds) && (n >= 1 || !hasPrefixAny(rest[k:], zhNamedPlaceEnds)) {
-				return true
-			}
-			k += size
+			i += len(loc) + j
 		}
-		j := strings.Index(rest, "在")
-		if j < 0 {
-			break
-		}
-		i += len("在") + j
 	}
 	return false
 }

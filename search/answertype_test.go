@@ -216,6 +216,13 @@ func TestHasAnswerForm(t *testing.T) {
 		{AnswerPlace, "李雷：已经能弹《成都》了。", false},
 		{AnswerPlace, "李雷：孩子长大了，最近在学吉他。", false},
 		{AnswerPlace, "李雷：周末我们去登山。", false},
+		// A place named after a verb of going as after 在; the bare 到家
+		// and 到站 are arriving, not places.
+		{AnswerPlace, "林晓：打算去流浪动物救助站领养。", true},
+		{AnswerPlace, "林晓：我刚从南山区过来。", true},
+		{AnswerPlace, "方磊：姐，到家了吗？", false},
+		{AnswerPlace, "方磊：车快到站了。", false},
+		{AnswerPlace, "方磊：去年生意不好。", false},
 	}
 	for _, c := range cases {
 		t.Run(c.typ+"/"+c.text, func(t *testing.T) {
