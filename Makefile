@@ -146,13 +146,13 @@ bench-redact:
 ## sessions written blind, with every lever's gain;
 ## fails below each set's recorded floor
 eval: build
-	./bin/novactl eval locomo --ablate all --min-r1 0.56 --min-r5 0.84 eval/testdata/zh-dialogue.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.48 --min-r5 0.77 eval/testdata/zh-dialogue-2.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.34 --min-r5 0.68 eval/testdata/zh-dialogue-3.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.25 --min-r5 0.56 eval/testdata/en-dialogue-zhq.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.34 --min-r5 0.58 eval/testdata/en-dialogue-zhq-2.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.19 --min-r5 0.39 eval/testdata/en-dialogue-unseen.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.22 --min-r5 0.57 eval/testdata/en-code-sessions.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.58 --min-r5 0.86 eval/testdata/zh-dialogue.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.49 --min-r5 0.78 eval/testdata/zh-dialogue-2.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.38 --min-r5 0.69 eval/testdata/zh-dialogue-3.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.26 --min-r5 0.59 eval/testdata/en-dialogue-zhq.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.34 --min-r5 0.60 eval/testdata/en-dialogue-zhq-2.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.20 --min-r5 0.41 eval/testdata/en-dialogue-unseen.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.26 --min-r5 0.64 eval/testdata/en-code-sessions.json
 
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
 eval-locomo: build
