@@ -203,9 +203,11 @@ type query struct {
 	// related are the words of related meaning searched beside the
 	// query's own (relatedWords).
 	related relatedWords
-	// dates are the spans the query names; people the agents it names.
-	dates  []DateSpan
-	people []string
+	// dates are the spans the query names; people the agents it names
+	// when the person lever is on, mentioned whether or not it is.
+	dates     []DateSpan
+	people    []string
+	mentioned []string
 	// names are the words that name them (peopleWords).
 	names map[string]bool
 	// dateLed says the query names days, or the request filters by
@@ -399,8 +401,9 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	q.accept, filtered = q.hardFilter(nil)
 	q.dates = e.queryDates(plan.Query, q.now)
 	q.named = namedRecords(snap, plan.Query)
+	q.mentioned = namedPeople(snap.Gen.Agents(), plan.Query)
 	if e.on(LeverPerson) {
-		q.people = namedPeople(snap.Gen.Agents(), plan.Query)
+		q.people = q.mentioned
 		q.names = peopleWords(q.people)
 	}
 	_, _, daysFiltered := dayBounds(req.Filters)
@@ -411,7 +414,7 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 		// A date-led query's related words are its days' and its
 		// activity words' ("break" for 发生, 下周 for 上周): as words they
 		// find what mentions them, not what was done on the days.
-		q.related = e.relatedWords(plan.Query)
+		q.related = e.relatedWords(plan.Query, q.mentioned)
 	}
 	if e.on(LeverAnswerType) {
 		q.answerType = QueryAnswerType(plan.Query)

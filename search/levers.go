@@ -117,11 +117,11 @@ type relatedWords struct {
 // and the abbreviations of its words. The kinship lever adds the other
 // names of the family members query and the English glosses name
 // (kinWords).
-func (e *Engine) relatedWords(query string) relatedWords {
+func (e *Engine) relatedWords(query string, people []string) relatedWords {
 	if !e.on(LeverRelated) {
 		return e.kinWords(query, nil, relatedWords{})
 	}
-	chinese, english := lexical.RelatedWords(lexical.Normalize(query))
+	chinese, english := lexical.RelatedWords(withoutNames(lexical.Normalize(query), people))
 	chinese = chinese[:min(len(chinese), maxRelated)]
 	shown := slices.Clip(chinese)
 	var glosses []string
@@ -149,6 +149,24 @@ func (e *Engine) relatedWords(query string) relatedWords {
 		{Terms: glosses, Weight: glossWeight},
 		{Terms: short, Weight: abbreviationWeight},
 	}})
+}
+
+// withoutNames returns the normalised query norm with the Chinese names
+// of people (and their given names) taken out. A Chinese name is made of
+// words (何建国: 何 and 建国, "found a nation"), whose related words are
+// no evidence of anything the question asks (建国: 毛选, 中立国).
+func withoutNames(norm string, people []string) string {
+	for _, p := range people {
+		n := lexical.Normalize(p)
+		if !lexical.HasCJK(n) {
+			continue
+		}
+		norm = strings.ReplaceAll(norm, n, " ")
+		if g := givenName(n); g != "" {
+			norm = strings.ReplaceAll(norm, g, " ")
+		}
+	}
+	return norm
 }
 
 // abbreviations are the short forms code writes for a word (and the word

@@ -70,7 +70,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	}
 	related := q.related
 	if p.query != q.plan.Query && !q.dateLed {
-		related = e.relatedWords(p.query)
+		related = e.relatedWords(p.query, q.mentioned)
 	}
 	words := e.analyzer.Terms(p.query)
 	if q.dateLed {

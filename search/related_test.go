@@ -88,3 +88,23 @@ func TestAbbreviations(t *testing.T) {
 		})
 	}
 }
+
+// A Chinese name is made of words (何建国: 建国, "found a nation"), whose
+// related words are no evidence of anything a question about the person
+// asks: the name is taken out before the related words are looked up.
+func TestRelatedWords_notOfANamesWords(t *testing.T) {
+	snap := build(t, config.Source{Name: "talk", Kind: config.KindJSONL, Path: "kinship"})
+	resp := ask(t, engineWith(), snap, api.SearchRequest{Query: "何建国最近在忙什么项目？", TopK: 5})
+	plan := resp.QueryPlan
+	if !slices.Contains(plan.PersonPriors, "何建国") {
+		t.Fatalf("fixture: the question does not name 何建国: person priors %v", plan.PersonPriors)
+	}
+	for _, w := range []string{"中立国", "他国", "京城"} { // 建国's related words
+		if slices.Contains(plan.RelatedTerms, w) {
+			t.Errorf("a question about 何建国 searched %s, a related word of 建国: %v", w, plan.RelatedTerms)
+		}
+	}
+	if !slices.Contains(plan.RelatedTerms, "立项") { // 项目's
+		t.Errorf("the question's own words lost their related words: %v", plan.RelatedTerms)
+	}
+}
