@@ -83,6 +83,11 @@ func TestChineseSegmentation(t *testing.T) {
 			t.Errorf("Segment(%s) = %q, want %q", text, got, want)
 		}
 	}
+	// The measure word stays a term (its noun's kind: 张 a photo), the
+	// determiner does not.
+	if terms := a.Terms("陈默最喜欢哪张照片"); !slices.Contains(terms, "张") || slices.Contains(terms, "哪张") {
+		t.Errorf("Terms(陈默最喜欢哪张照片) = %q, want 张 and not 哪张", terms)
+	}
 }
 
 func TestNormalizeFolds(t *testing.T) {

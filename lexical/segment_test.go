@@ -56,6 +56,9 @@ func refAppendChinese(d *dictionary, out []string, run string) []string {
 			if len(piece) > 0 {
 				flush()
 			}
+			if rs := []rune(w); isDeterminerMeasure(w) {
+				out = append(out, string(rs[1:]))
+			}
 			continue
 		}
 		rs := []rune(w)
