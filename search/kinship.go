@@ -29,17 +29,6 @@ var kinNames = [][]string{
 	{"child", "kid"},
 	{"brother", "bro"},
 	{"sister", "sis"},
-	// Chinese: a question says 母亲, the dialogue 我妈. Brothers and
-	// sisters are left out: 哥 and 姐 also address a friend (何哥, 周姐).
-	{"母亲", "妈妈", "妈", "老妈"},
-	{"父亲", "爸爸", "爸", "老爸"},
-	{"丈夫", "老公"},
-	{"妻子", "老婆", "太太"},
-	{"孩子", "小孩"},
-	{"奶奶", "祖母"},
-	{"爷爷", "祖父"},
-	{"外婆", "姥姥", "外祖母"},
-	{"外公", "姥爷", "外祖父"},
 }
 
 // kinOnlyFound are the names of kinNames that also name something else
@@ -74,8 +63,7 @@ func (e *Engine) kinWords(query string, glosses []string, r relatedWords) relate
 	add := func(words []string, to *[]string) {
 		for _, w := range words {
 			for _, k := range kin[w] {
-				// A Chinese word is its own term and its own bigram.
-				t := slices.Compact(e.analyzer.Terms(k))
+				t := e.analyzer.Terms(k)
 				if len(t) == 1 && !slices.Contains(own, t[0]) && !slices.Contains(glossed, t[0]) {
 					*to = append(*to, t[0])
 					r.words = append(r.words, k)
@@ -83,11 +71,7 @@ func (e *Engine) kinWords(query string, glosses []string, r relatedWords) relate
 			}
 		}
 	}
-	norm := lexical.Normalize(query)
-	add(lexical.Words(norm), &own)
-	if lexical.HasCJK(norm) {
-		add(lexical.Segment(norm), &own)
-	}
+	add(lexical.Words(lexical.Normalize(query)), &own)
 	add(glosses, &glossed)
 	if len(own) > 0 {
 		r.terms = append(r.terms, lexical.Related{Terms: own, Weight: kinshipWeight})
