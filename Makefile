@@ -156,6 +156,7 @@ eval: build
 	./bin/novactl eval locomo --ablate all --min-r1 0.27 --min-r5 0.70 eval/testdata/zh-dialogue-4.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.31 --min-r5 0.54 eval/testdata/en-dialogue-unseen-2.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.36 --min-r5 0.73 eval/testdata/zh-dialogue-5.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.38 --min-r5 0.76 eval/testdata/zh-dialogue-6.json
 
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
 eval-locomo: build
