@@ -575,7 +575,7 @@ func zhPlace(s string) bool {
 				if !lexical.IsCJK(r) {
 					break
 				}
-				if hasPrefixAny(rest[k:], zhPlaceEnds) && (n >= 1 || loc == "在" && !hasPrefixAny(rest[k:], zhNamedPlaceEnds)) {
+				if hasPrefixAny(rest[k:], zhPlaceEnds) && (n >= 1 || (loc == "在" && !hasPrefixAny(rest[k:], zhNamedPlaceEnds))) {
 					return true
 				}
 				k += size
