@@ -238,6 +238,13 @@ func (d *decoder) fail(format string, args ...any) {
 }
 
 func (d *decoder) uv() uint64 {
+	// Tags, dictionary ids and most lengths are one byte: read here, as
+	// binary.Uvarint's loop cost a third of decoding a record's metadata.
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		v := uint64(d.b[0])
+		d.b = d.b[1:]
+		return v
+	}
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
 		d.fail("bad varint")
