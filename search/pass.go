@@ -228,7 +228,7 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	sortScored(out, q.snap.Gen.IDLess)
 	// Text-based adjustments only for the head of the list: they read the
 	// chunk text, which is the expensive part, so they run on every core.
-	head := min(len(out), q.depth*2)
+	head := min(len(out), q.textHead())
 	parallel.For(head, span(4), func(i int) {
 		s := &out[i]
 		s.score *= e.textFactor(q, s.doc, &s.comp)
@@ -246,6 +246,21 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		out[i].comp.passScore = out[i].score
 	}
 	return out, nil
+}
+
+// textHead is how many of a pass's best candidates textFactor weighs and
+// the pass keeps. Only a factor above 1 (an anchor the text cites, the
+// answer type the question asks for) can lift a candidate from below the
+// depth the results are cut to: a question's "when" found "sunday the
+// 14th of june" at rank 11 from beyond 120. Without either the text can
+// only lower a score, and weighing twice the depth cost a fifth of a
+// 10 000-record keyword search's time with the same results on every
+// recall set (BENCHMARKS.md).
+func (q *query) textHead() int {
+	if len(q.anchors) > 0 || q.answerType != "" {
+		return 2 * q.depth
+	}
+	return q.depth
 }
 
 // pool is how many candidates each channel of a pass retrieves.
