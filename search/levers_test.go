@@ -2,6 +2,8 @@ package search_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -561,6 +563,44 @@ func TestSupersession_undatedInAnotherFile(t *testing.T) {
 	for _, id := range []string{"mail-1", "mail-2"} {
 		if got[id] != "current" {
 			t.Errorf("%s: %q, want current (all: %v)", id, got[id], got)
+		}
+	}
+}
+
+// The text factors weigh the pass's best depth candidates, and twice as
+// many only when one of them can lift a candidate (a factor above 1: the
+// answer type a question asks for, an anchor): without either the text
+// can only lower a score, and the candidates past the depth the results
+// are cut to are not worth reading.
+func TestTextFactorsHead(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&b, `{"id":"lantern-%03d","date":"2026-05-%02d","project":"harbour","text":"The harbour lantern was cleaned again, note %d of the keeper."}`+"\n", i, 1+i%28, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "records.jsonl"), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	snap := build(t, config.Source{Name: "log", Kind: config.KindJSONL, Path: dir})
+	const topK = 5
+	depth := 24 // min(max(4·topK, 24), 80)
+	for _, c := range []struct {
+		query string
+		want  int
+	}{
+		{"harbour lantern keeper", depth},
+		{"When was the harbour lantern cleaned by the keeper?", 2 * depth},
+	} {
+		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: c.query, TopK: topK})
+		passes := resp.RetrievalController.Passes
+		if len(passes) == 0 || passes[0].CandidateCount == nil {
+			t.Fatalf("%q: no baseline pass report: %+v", c.query, passes)
+		}
+		if got := *passes[0].CandidateCount; got != c.want {
+			t.Errorf("%q: the baseline kept %d candidates, want %d", c.query, got, c.want)
+		}
+		if len(resp.Results) != topK {
+			t.Errorf("%q: %d results, want %d", c.query, len(resp.Results), topK)
 		}
 	}
 }
