@@ -381,45 +381,15 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	if snap == nil || snap.Gen == nil {
 		return api.Unavailable(req.Query, req.TopK, api.ReasonIndexNotLoaded), nil
 	}
-	plan := MakePlan(req.Query)
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = start.Add(api.MaxServerBudgetMs * time.Millisecond)
 	}
-	q := &query{
-		req: req, plan: plan, snap: snap, now: e.cfg.Now(),
-		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
-		keys: newMatchTerms(e.analyzer, plan.KeyTerms), anchors: newMatchTerms(e.analyzer, plan.Anchors),
-	}
+	q, filtered := e.newQuery(snap, req, deadline)
 	// The envelope copies what it keeps of the candidates and their
 	// documents: their lists and caches serve the next search.
-	q.useCaches()
 	defer q.release()
-	var filtered int
-	q.filters, q.forms = snap.indexedFilters(req.Filters)
-	q.days = e.newDayFilter(snap, q.filters)
-	q.accept, filtered = q.hardFilter(nil)
-	q.dates = e.queryDates(plan.Query, q.now)
-	q.named = namedRecords(snap, plan.Query)
-	q.mentioned = namedPeople(snap.Gen.Agents(), plan.Query)
-	if e.on(LeverPerson) {
-		q.people = q.mentioned
-		q.names = peopleWords(q.people)
-	}
-	_, _, daysFiltered := dayBounds(req.Filters)
-	if q.dateLed = (len(q.dates) > 0 || daysFiltered) && dateLed(plan.Query, q.dates, q.names); q.dateLed {
-		q.dayDocs = e.dayDocs(snap, q)
-	}
-	if !q.dateLed {
-		// A date-led query's related words are its days' and its
-		// activity words' ("break" for 发生, 下周 for 上周): as words they
-		// find what mentions them, not what was done on the days.
-		q.related = e.relatedWords(plan.Query, q.mentioned)
-	}
-	if e.on(LeverAnswerType) {
-		q.answerType = QueryAnswerType(plan.Query)
-		q.answerForms = map[int]bool{}
-	}
+	plan := q.plan
 
 	ctl := controller{}
 	// A date-led query's words are its days: embedded, they find the
@@ -571,6 +541,46 @@ func (e *Engine) Search(ctx context.Context, snap *Snapshot, req api.SearchReque
 	resp.TotalIndexed = snap.Gen.Count()
 	resp.Generation = snap.Gen.Meta.RunID
 	return resp, nil
+}
+
+// newQuery plans req and prepares what every pass of its search shares:
+// the hard filter (and how many documents it refuses), the query's dates,
+// the records and people it names, its related words and the answer type
+// it asks for. The caller releases it (query.release).
+func (e *Engine) newQuery(snap *Snapshot, req api.SearchRequest, deadline time.Time) (*query, int) {
+	plan := MakePlan(req.Query)
+	q := &query{
+		req: req, plan: plan, snap: snap, now: e.cfg.Now(),
+		depth: min(max(4*req.TopK, 24), 80), deadline: deadline,
+		keys: newMatchTerms(e.analyzer, plan.KeyTerms), anchors: newMatchTerms(e.analyzer, plan.Anchors),
+	}
+	q.useCaches()
+	var filtered int
+	q.filters, q.forms = snap.indexedFilters(req.Filters)
+	q.days = e.newDayFilter(snap, q.filters)
+	q.accept, filtered = q.hardFilter(nil)
+	q.dates = e.queryDates(plan.Query, q.now)
+	q.named = namedRecords(snap, plan.Query)
+	q.mentioned = namedPeople(snap.Gen.Agents(), plan.Query)
+	if e.on(LeverPerson) {
+		q.people = q.mentioned
+		q.names = peopleWords(q.people)
+	}
+	_, _, daysFiltered := dayBounds(req.Filters)
+	if q.dateLed = (len(q.dates) > 0 || daysFiltered) && dateLed(plan.Query, q.dates, q.names); q.dateLed {
+		q.dayDocs = e.dayDocs(snap, q)
+	}
+	if !q.dateLed {
+		// A date-led query's related words are its days' and its
+		// activity words' ("break" for 发生, 下周 for 上周): as words they
+		// find what mentions them, not what was done on the days.
+		q.related = e.relatedWords(plan.Query, q.mentioned)
+	}
+	if e.on(LeverAnswerType) {
+		q.answerType = QueryAnswerType(plan.Query)
+		q.answerForms = map[int]bool{}
+	}
+	return q, filtered
 }
 
 // passes returns the baseline and the optional passes that apply.

@@ -1,8 +1,10 @@
 package search
 
 import (
+	"context"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/nova-recall/nova/api"
 	"github.com/nova-recall/nova/memory"
@@ -57,4 +59,29 @@ func DecodeForScoring(snap *Snapshot, doc int) (meta *memory.Chunk, asks bool, t
 	full = q.chunk(doc)
 	again, _ = q.meta(doc)
 	return meta, asks, text, full, again
+}
+
+// PassCandidate is a candidate of a pass: its document and score, and
+// whether textFactor weighed it.
+type PassCandidate struct {
+	Doc     int
+	Score   float64
+	Weighed bool
+}
+
+// BaselinePass runs req's baseline pass over snap as a search does, with
+// the lexical channel alone, and returns its candidates, best first, and
+// the depth the results are cut to.
+func (e *Engine) BaselinePass(snap *Snapshot, req api.SearchRequest) ([]PassCandidate, int, error) {
+	if req.TopK <= 0 {
+		req.TopK = api.DefaultTopK
+	}
+	q, _ := e.newQuery(snap, req, time.Now().Add(time.Minute))
+	defer q.release()
+	out, err := e.runPass(context.Background(), q, pass{id: PassBaseline, query: q.plan.Query, weight: passWeights[PassBaseline]}, nil, false)
+	cands := make([]PassCandidate, len(out))
+	for i, s := range out {
+		cands[i] = PassCandidate{Doc: s.doc, Score: s.score, Weighed: s.comp.has&hasText != 0}
+	}
+	return cands, q.depth, err
 }

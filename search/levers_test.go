@@ -567,40 +567,62 @@ func TestSupersession_undatedInAnotherFile(t *testing.T) {
 	}
 }
 
-// The text factors weigh the pass's best depth candidates, and twice as
-// many only when one of them can lift a candidate (a factor above 1: the
-// answer type a question asks for, an anchor): without either the text
-// can only lower a score, and the candidates past the depth the results
-// are cut to are not worth reading.
+// The text factors weigh the pass's best depth candidates, and all of
+// twice as many only when one of them can lift a candidate (a factor above
+// 1: the answer type a question asks for, an anchor). Without either they
+// can only lower a score: a candidate below the depth is weighed when a
+// lowered one lets it rise into the depth, so that the first depth are
+// those weighing every candidate gives, and the rest stay unweighed. Here
+// the best-matching memories discuss retrieval quality (a factor of 0.55),
+// so that some below the depth rise.
 func TestTextFactorsHead(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := range 120 {
 		fmt.Fprintf(&b, `{"id":"lantern-%03d","date":"2026-05-%02d","project":"harbour","text":"The harbour lantern was cleaned again, note %d of the keeper."}`+"\n", i, 1+i%28, i)
 	}
+	for i := range 12 {
+		fmt.Fprintf(&b, `{"id":"meta-%02d","date":"2026-05-%02d","project":"harbour","text":"harbour lantern keeper, harbour lantern keeper: quality gate, retrieval quality, rag eval %d"}`+"\n", i, 1+i, i)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "records.jsonl"), []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	snap := build(t, config.Source{Name: "log", Kind: config.KindJSONL, Path: dir})
-	const topK = 5
-	depth := 24 // min(max(4·topK, 24), 80)
-	for _, c := range []struct {
-		query string
-		want  int
-	}{
-		{"harbour lantern keeper", depth},
-		{"When was the harbour lantern cleaned by the keeper?", 2 * depth},
-	} {
-		resp := ask(t, engineWith(), snap, api.SearchRequest{Query: c.query, TopK: topK})
-		passes := resp.RetrievalController.Passes
-		if len(passes) == 0 || passes[0].CandidateCount == nil {
-			t.Fatalf("%q: no baseline pass report: %+v", c.query, passes)
+	e := engineWith()
+
+	cands, depth, err := e.BaselinePass(snap, api.SearchRequest{Query: "harbour lantern keeper", TopK: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cands) != 2*depth {
+		t.Fatalf("the pass kept %d candidates, want %d", len(cands), 2*depth)
+	}
+	weighed := 0
+	for i, c := range cands {
+		if c.Weighed {
+			weighed++
 		}
-		if got := *passes[0].CandidateCount; got != c.want {
-			t.Errorf("%q: the baseline kept %d candidates, want %d", c.query, got, c.want)
+		if i < depth && !c.Weighed {
+			t.Errorf("candidate %d (doc %d) is within the depth %d and not weighed", i, c.Doc, depth)
 		}
-		if len(resp.Results) != topK {
-			t.Errorf("%q: %d results, want %d", c.query, len(resp.Results), topK)
+		if i >= depth && !c.Weighed && c.Score > cands[depth-1].Score {
+			t.Errorf("candidate %d (doc %d) was not weighed and scores %v, above the depth's last %v", i, c.Doc, c.Score, cands[depth-1].Score)
+		}
+	}
+	if weighed <= depth || weighed >= 2*depth {
+		t.Errorf("%d candidates weighed, want more than the depth %d (the lowered ones let others rise) and fewer than %d", weighed, depth, 2*depth)
+	}
+
+	cands, depth, err = e.BaselinePass(snap, api.SearchRequest{Query: "When was the harbour lantern cleaned by the keeper?", TopK: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cands) != 2*depth {
+		t.Fatalf("the question's pass kept %d candidates, want %d", len(cands), 2*depth)
+	}
+	for i, c := range cands {
+		if !c.Weighed {
+			t.Errorf("the question's candidate %d (doc %d) is not weighed: its answer type may lift it", i, c.Doc)
 		}
 	}
 }

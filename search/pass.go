@@ -228,13 +228,33 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	sortScored(out, q.snap.Gen.IDLess)
 	// Text-based adjustments only for the head of the list: they read the
 	// chunk text, which is the expensive part, so they run on every core.
-	head := min(len(out), q.textHead())
-	parallel.For(head, span(4), func(i int) {
+	head := min(len(out), 2*q.depth)
+	weighed := head
+	if !q.textLifts() {
+		weighed = min(head, q.depth)
+	}
+	parallel.For(weighed, span(4), func(i int) {
 		s := &out[i]
 		s.score *= e.textFactor(q, s.doc, &s.comp)
 	})
 	out = out[:head]
 	sortScored(out, q.snap.Gen.IDLess)
+	// A factor that only lowers a score may drop a weighed candidate below
+	// one that was not weighed: that one is weighed in turn, until the
+	// first weighed candidates are all weighed, as when every candidate
+	// was.
+	for lifted := true; lifted; {
+		lifted = false
+		for i := range out[:weighed] {
+			if s := &out[i]; s.comp.has&hasText == 0 {
+				s.score *= e.textFactor(q, s.doc, &s.comp)
+				lifted = true
+			}
+		}
+		if lifted {
+			sortScored(out, q.snap.Gen.IDLess)
+		}
+	}
 	// One list of this pass for all its candidates, not one each: it is
 	// never changed in place (fusion and propagation make their own), and
 	// at capacity 1 an append copies it.
@@ -248,19 +268,18 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	return out, nil
 }
 
-// textHead is how many of a pass's best candidates textFactor weighs and
-// the pass keeps. Only a factor above 1 (an anchor the text cites, the
-// answer type the question asks for) can lift a candidate from below the
-// depth the results are cut to: a question's "when" found "sunday the
-// 14th of june" at rank 11 from beyond 120. Without either the text can
-// only lower a score, and weighing twice the depth cost a fifth of a
-// 10 000-record keyword search's time with the same results on every
-// recall set (BENCHMARKS.md).
-func (q *query) textHead() int {
-	if len(q.anchors) > 0 || q.answerType != "" {
-		return 2 * q.depth
-	}
-	return q.depth
+// textLifts reports whether textFactor may lift a candidate: only a
+// factor above 1 (an anchor the text cites, the answer type the question
+// asks for) can, and a question's "when" then found "sunday the 14th of
+// june" at rank 11 from beyond 120. Without either the text can only
+// lower a score: runPass weighs the first depth candidates, and those
+// below only as far as a lowered one lets them rise into the first depth,
+// which gives those the order weighing all gives; weighing twice the depth
+// cost a seventh of a 10 000-record keyword search's time
+// (BENCHMARKS.md). The rest stay in the list, unweighed, for dedupe to
+// reach past duplicates.
+func (q *query) textLifts() bool {
+	return len(q.anchors) > 0 || q.answerType != ""
 }
 
 // pool is how many candidates each channel of a pass retrieves.
