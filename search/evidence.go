@@ -83,9 +83,11 @@ func (e *Engine) result(q *query, g *generation.Generation, s scored) api.Result
 	if s.comp.has&hasText == 0 {
 		// A result that joined the list after the passes' text
 		// adjustments (a neighbour propagation brought in, a newest
-		// version supersession lifted) still reports its coverage and
-		// meta-discussion, as every result's scoreComponents must; they
-		// describe it, its score stays what it was.
+		// version supersession lifted), or one below the head a pass
+		// weighs that dedupe reached past duplicates (runPass), still
+		// reports its coverage and meta-discussion, as every result's
+		// scoreComponents must; they describe it, its score stays what
+		// it was.
 		e.describeText(q, s.doc, &s.comp)
 	}
 	s.comp.retrievalExactCoverage = e.retrievalCoverage(q, s.doc)

@@ -240,9 +240,9 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 	out = out[:head]
 	sortScored(out, q.snap.Gen.IDLess)
 	// A factor that only lowers a score may drop a weighed candidate below
-	// one that was not weighed: that one is weighed in turn, until the
-	// first weighed candidates are all weighed, as when every candidate
-	// was.
+	// one that was not weighed: that one is weighed in turn, until each of
+	// the first weighed candidates is, and they are the ones weighing
+	// every candidate gives.
 	for lifted := true; lifted; {
 		lifted = false
 		for i := range out[:weighed] {
@@ -275,9 +275,9 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 // lower a score: runPass weighs the first depth candidates, and those
 // below only as far as a lowered one lets them rise into the first depth,
 // which gives those the order weighing all gives; weighing twice the depth
-// cost a seventh of a 10 000-record keyword search's time
-// (BENCHMARKS.md). The rest stay in the list, unweighed, for dedupe to
-// reach past duplicates.
+// cost a tenth of a 10 000-record keyword search's time and a sixth of a
+// Chinese one's (BENCHMARKS.md). The rest stay in the list, unweighed,
+// for dedupe to reach past duplicates.
 func (q *query) textLifts() bool {
 	return len(q.anchors) > 0 || q.answerType != ""
 }
