@@ -61,7 +61,7 @@ var answerCues = sync.OnceValue(func() []answerCue {
 		{AnswerTime, regexp.MustCompile(`\bhow long ago\b|\bhow many ` + enUnitsCue + ` ago\b|(?:多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|分钟))(?:以前|之前|前)`)},
 		{AnswerDuration, regexp.MustCompile(`\bhow long\b|\bhow many ` + enUnitsCue + `\b|\bhow much time\b|多久|多长时间|(?:多少|几)(?:天|年|周|个?星期|个月|个?小时|个?钟头|分钟)`)},
 		{AnswerAge, regexp.MustCompile(`\bhow old\b|\bwhat age\b|几岁|多少岁|多大(?:了|年纪|岁数)|年龄|年纪多大`)},
-		{AnswerTime, regexp.MustCompile(`^(?:and |but |so |then )?when\b|[,;:] *when\b|\b(?:what|which) (?:time|year|month|day|date)\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the (?:time|year|month|date)\b|(?:什么|啥)时候|什么时间|何时|几时|几点|哪天|哪一天|哪年|哪一年|几月|哪个月|几号|星期几|周几|礼拜几`)},
+		{AnswerTime, regexp.MustCompile(`^(?:and |but |so |then )?when\b|[,;:] *when\b|\b(?:what|which) (?:time|year|month|day|date)\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the (?:time|year|month|date)\b|(?:什么|啥)时候|什么时间|何时|几时|几点|哪天|哪一天|哪几天|哪年|哪一年|几月|哪个月|几号|星期几|周几|礼拜几`)},
 		{AnswerCount, regexp.MustCompile(`\bhow (?:many|much|far|tall|heavy|high|often)\b|多少|多重|多高|多远|多沉|多贵|几(?:` + zhMeasureCue + `)`)},
 		{AnswerReason, regexp.MustCompile(`\bwhy\b|\bhow come\b|\b(?:what|which)(?:['’]s| (?:was|is|were|are)) the reasons?\b|\bfor what reason\b|为什么|为何|为啥|(?:什么|啥)原因|原因是什么`)},
 		// A work by its title: "which book", "what movie", "the name of the

@@ -50,6 +50,7 @@ func TestQueryAnswerType(t *testing.T) {
 		{"zh time", "婚礼是什么时候？", AnswerTime},
 		{"zh clock", "比赛几点开始？", AnswerTime},
 		{"zh month", "他几月去的西安？", AnswerTime},
+		{"zh which days", "文静的舞蹈课是哪几天上？", AnswerTime},
 		{"zh reason", "王芳为什么要搬家？", AnswerReason},
 		{"zh reason traditional", "王芳為什麼要搬家？", AnswerReason},
 		{"zh place", "新房子在哪里？", AnswerPlace},

@@ -23,6 +23,9 @@ func TestFollowUps_answerAboveTheStatementItFollows(t *testing.T) {
 		{"小周换工作以后通勤要花多久？", "z1-3", "z1-1"},
 		{"阿杰的陶艺班一节课多少钱？", "z2-3", "z2-1"},
 		{"How long is each of Mira's pottery classes?", "e1-3", "e1-1"},
+		// A short question that asks no kind of its own (钓到了吗？)
+		// goes on with the statement's subject.
+		{"阿杰在水库钓了几条鱼？", "z3-3", "z3-1"},
 	} {
 		req := api.SearchRequest{Query: c.query, TopK: 5}
 		resp := ask(t, engineWith(), snap, req)
@@ -44,6 +47,15 @@ func TestFollowUps_statementThatAnswersStaysFirst(t *testing.T) {
 	resp := ask(t, engineWith(), followUpsSnapshot(t), api.SearchRequest{Query: "小周的新公司在哪里？", TopK: 5})
 	if len(resp.Results) == 0 || resp.Results[0].SourceID != "z1-1" {
 		t.Errorf("%v, want z1-1 first", ids(resp))
+	}
+}
+
+// A follow-up that names a new subject (老师呢？) is not a continuation:
+// its answer's number (二十年) says nothing of the statement's fee.
+func TestFollowUps_newSubjectIsNoContinuation(t *testing.T) {
+	resp := ask(t, engineWith(), followUpsSnapshot(t), api.SearchRequest{Query: "小周女儿的画画班学费多少？", TopK: 5})
+	if s, a := rank(resp, "z4-1"), rank(resp, "z4-3"); s < 0 || (a >= 0 && a < s) {
+		t.Errorf("%v, want z4-1 above z4-3", ids(resp))
 	}
 }
 
