@@ -514,7 +514,9 @@ func zhCount(s string) bool {
 		}
 		// A digit before 百, 千 or 万 makes an amount on its own
 		// (初试三百九十二, 三千二), where 千万 and 万一 are adverbs.
-		return hasPrefixAny(after, zhCountWords) || zhAmount().MatchString(num)
+		// A score (八十二分); 十分 alone is "very".
+		score := strings.HasPrefix(after, "分") && !strings.HasPrefix(after, "分钟") && num != "十"
+		return score || hasPrefixAny(after, zhCountWords) || zhAmount().MatchString(num)
 	})
 }
 
