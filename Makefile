@@ -147,16 +147,16 @@ bench-redact:
 ## fails below each set's recorded floor
 eval: build
 	./bin/novactl eval locomo --ablate all --min-r1 0.58 --min-r5 0.86 eval/testdata/zh-dialogue.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.49 --min-r5 0.78 eval/testdata/zh-dialogue-2.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.50 --min-r5 0.78 eval/testdata/zh-dialogue-2.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.38 --min-r5 0.69 eval/testdata/zh-dialogue-3.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.26 --min-r5 0.59 eval/testdata/en-dialogue-zhq.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.34 --min-r5 0.60 eval/testdata/en-dialogue-zhq-2.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.20 --min-r5 0.41 eval/testdata/en-dialogue-unseen.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.26 --min-r5 0.64 eval/testdata/en-code-sessions.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.27 --min-r5 0.70 eval/testdata/zh-dialogue-4.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.30 --min-r5 0.71 eval/testdata/zh-dialogue-4.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.31 --min-r5 0.54 eval/testdata/en-dialogue-unseen-2.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.36 --min-r5 0.73 eval/testdata/zh-dialogue-5.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.38 --min-r5 0.76 eval/testdata/zh-dialogue-6.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.40 --min-r5 0.75 eval/testdata/zh-dialogue-5.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.41 --min-r5 0.77 eval/testdata/zh-dialogue-6.json
 
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
 eval-locomo: build
