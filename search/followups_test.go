@@ -59,6 +59,23 @@ func TestFollowUps_newSubjectIsNoContinuation(t *testing.T) {
 	}
 }
 
+// A turn that says something and then asks ("真的假的。豆包现在多重了？")
+// is answered by the turn after it when that turn holds the kind of
+// answer the query asks for (十一公斤) and the asking turn does not: the
+// answer ranks above it.
+func TestQuestions_afterAStatementAnsweredInTheNextTurn(t *testing.T) {
+	snap := followUpsSnapshot(t)
+	req := api.SearchRequest{Query: "豆包现在多重？", TopK: 5}
+	resp := ask(t, engineWith(), snap, req)
+	if a, q := rank(resp, "z5-3"), rank(resp, "z5-2"); a < 0 || (q >= 0 && q < a) {
+		t.Errorf("%v, want z5-3 above z5-2", ids(resp))
+	}
+	off := ask(t, engineWith(search.LeverQuestions), snap, req)
+	if a, q := rank(off, "z5-3"), rank(off, "z5-2"); q < 0 || (a >= 0 && a < q) {
+		t.Errorf("without the lever: %v, want z5-2 above z5-3 (the fixture should need the lever)", ids(off))
+	}
+}
+
 // A candidate decoded for scoring alone holds what scoring reads as its
 // whole chunk does, and whether its text asks a question; asking for its
 // text or chunk afterwards gives them whole, not the scoring decode's.
