@@ -157,6 +157,8 @@ eval: build
 	./bin/novactl eval locomo --ablate all --min-r1 0.31 --min-r5 0.54 eval/testdata/en-dialogue-unseen-2.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.40 --min-r5 0.75 eval/testdata/zh-dialogue-5.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.41 --min-r5 0.77 eval/testdata/zh-dialogue-6.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.42 --min-r5 0.77 eval/testdata/zh-dialogue-7.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.41 --min-r5 0.61 eval/testdata/en-dialogue-unseen-3.json
 
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
 eval-locomo: build
