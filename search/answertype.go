@@ -473,12 +473,12 @@ var (
 	// zhLocatives are the verbs and prepositions a place follows: at, to,
 	// back to, from (在成都市, 去救助站, 回老家, 从公司).
 	zhLocatives = []string{"在", "去", "到", "回", "从"}
-	// zhPlaceEnds end a place after a locative (在成都市, 在中山路, 在公司,
-	// 在家, 去救助站, 到宠物店).
-	zhPlaceEnds = []string{"市", "省", "县", "镇", "村", "区", "路", "街", "家", "旁边", "对面", "公司", "学校", "站", "馆", "院", "店", "园", "中心"}
-	// zhNamedPlaceEnds need a name before them (在市 is no place, 到站
-	// is arriving).
+	// zhNamedPlaceEnds end a place after a locative and a name (在成都市,
+	// 在中山路, 去救助站, 到宠物店): 在市 is no place, 到站 is arriving.
 	zhNamedPlaceEnds = []string{"市", "省", "县", "镇", "村", "区", "路", "街", "站", "馆", "院", "店", "园", "中心"}
+	// zhBarePlaceEnds end a place after a name, or right after 在 (在家,
+	// 在公司).
+	zhBarePlaceEnds = []string{"家", "旁边", "对面", "公司", "学校"}
 )
 
 // zhAmount matches a run of Chinese numerals that names hundreds,
@@ -577,7 +577,8 @@ func zhPlace(s string) bool {
 				if !lexical.IsCJK(r) {
 					break
 				}
-				if hasPrefixAny(rest[k:], zhPlaceEnds) && (n >= 1 || (loc == "在" && !hasPrefixAny(rest[k:], zhNamedPlaceEnds))) {
+				named, bare := hasPrefixAny(rest[k:], zhNamedPlaceEnds), hasPrefixAny(rest[k:], zhBarePlaceEnds)
+				if (named || bare) && n >= 1 || bare && loc == "在" {
 					return true
 				}
 				k += size
