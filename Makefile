@@ -146,18 +146,18 @@ bench-redact:
 ## sessions written blind, with every lever's gain;
 ## fails below each set's recorded floor
 eval: build
-	./bin/novactl eval locomo --ablate all --min-r1 0.58 --min-r5 0.86 eval/testdata/zh-dialogue.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.50 --min-r5 0.78 eval/testdata/zh-dialogue-2.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.38 --min-r5 0.69 eval/testdata/zh-dialogue-3.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.62 --min-r5 0.88 eval/testdata/zh-dialogue.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.52 --min-r5 0.80 eval/testdata/zh-dialogue-2.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.41 --min-r5 0.74 eval/testdata/zh-dialogue-3.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.26 --min-r5 0.59 eval/testdata/en-dialogue-zhq.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.34 --min-r5 0.60 eval/testdata/en-dialogue-zhq-2.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.20 --min-r5 0.41 eval/testdata/en-dialogue-unseen.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.26 --min-r5 0.64 eval/testdata/en-code-sessions.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.30 --min-r5 0.71 eval/testdata/zh-dialogue-4.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.28 --min-r5 0.75 eval/testdata/zh-dialogue-4.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.31 --min-r5 0.54 eval/testdata/en-dialogue-unseen-2.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.40 --min-r5 0.75 eval/testdata/zh-dialogue-5.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.41 --min-r5 0.77 eval/testdata/zh-dialogue-6.json
-	./bin/novactl eval locomo --ablate all --min-r1 0.42 --min-r5 0.77 eval/testdata/zh-dialogue-7.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.45 --min-r5 0.75 eval/testdata/zh-dialogue-5.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.42 --min-r5 0.79 eval/testdata/zh-dialogue-6.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.43 --min-r5 0.80 eval/testdata/zh-dialogue-7.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.41 --min-r5 0.61 eval/testdata/en-dialogue-unseen-3.json
 
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)

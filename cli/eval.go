@@ -52,8 +52,8 @@ const evalHelp = `Measures recall.
       --ablate also runs Nova once per named lever with that lever off and
       reports each lever's gain, overall and per category (levers: context,
       lemmas, segmentation, propagation, dates, person, supersession,
-      questions, answertype, related, followups, bridges, kinship; "all"
-      names every one).
+      questions, answertype, related, followups, bridges, kinship,
+      characters; "all" names every one).
       --min-r1 and --min-r5 fail the run (exit 1) below a recall. Exit status 2 when PATH
       is missing or not a LoCoMo file (the error names the line and column).
       --misses K (1-20) lists the questions whose evidence Nova does not rank

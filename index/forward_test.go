@@ -151,7 +151,7 @@ func TestEmbedThroughVocabularies(t *testing.T) {
 	for _, after := range [][]string{after, nil} {
 		chunk := memory.Chunk{Text: "deploy payments on port 8001, unknownword ledger ledger zzyzx"}
 		chunk.Context, chunk.Before = memory.NeighbourContext(before, after)
-		ca := contextAnalyzer{an: an, seen: map[string][]string{}}
+		ca := newContextAnalyzer(an)
 		a := analysed{text: an.Terms(chunk.OwnText()), context: ca.parts(chunk.Context), dense: true}
 		a.beforeParts, a.before = ca.before(chunk.Before, a.context)
 		if after == nil && a.beforeParts == 2 {

@@ -239,7 +239,7 @@ func (s *segmentSink) analyse(b *analysedBatch) {
 	an := s.x.analyzer
 	// A neighbour's words appear in the context of up to four chunks
 	// near it in the batch: analyse each part once.
-	parts := contextAnalyzer{an: an, seen: map[string][]string{}}
+	parts := newContextAnalyzer(an)
 	for i := range b.chunks {
 		c := &b.chunks[i].c
 		a := &b.terms[i]
@@ -573,7 +573,19 @@ func (s *segmentSink) abort() {
 // the analyzer treats the joins, so every reader of the field agrees.
 type contextAnalyzer struct {
 	an   *lexical.Analyzer
-	seen map[string][]string
+	seen map[string]partTerms // nil: nothing remembered
+}
+
+// partTerms are the terms of one part as the text field holds them and as
+// the context field does. The context holds no characters of Chinese words
+// (lexical.IsCharTerm): searched there as well as in the text, they found
+// no more evidence on the Chinese recall sets, and cost a generation at
+// 100k records 1.6 MB (BENCHMARKS.md).
+type partTerms struct{ text, context []string }
+
+// newContextAnalyzer returns a contextAnalyzer that remembers each part.
+func newContextAnalyzer(an *lexical.Analyzer) contextAnalyzer {
+	return contextAnalyzer{an: an, seen: map[string]partTerms{}}
 }
 
 // parts returns the context's parts and their terms (shared with the
@@ -588,16 +600,25 @@ func (c contextAnalyzer) parts(ctx string) lexical.Parts {
 	}
 	p := lexical.Parts{Parts: slices.Clone(parts), Terms: make([][]string, len(parts))}
 	for i, part := range p.Parts {
-		p.Terms[i] = c.part(part)
+		p.Terms[i] = c.analysed(part).context
 	}
 	return p
 }
 
-// part returns the terms of one part (shared with the cache: read only).
-func (c contextAnalyzer) part(part string) []string {
+// part returns the terms of one part as text (shared with the cache: read
+// only).
+func (c contextAnalyzer) part(part string) []string { return c.analysed(part).text }
+
+// analysed returns the terms of one part (shared with the cache: read
+// only).
+func (c contextAnalyzer) analysed(part string) partTerms {
 	t, ok := c.seen[part]
 	if !ok {
-		t = c.an.Terms(part)
+		t.text = c.an.Terms(part)
+		t.context = t.text
+		if slices.ContainsFunc(t.text, lexical.IsCharTerm) {
+			t.context = slices.DeleteFunc(slices.Clone(t.text), lexical.IsCharTerm)
+		}
 		if c.seen != nil {
 			c.seen[part] = t
 		}
@@ -674,7 +695,7 @@ func (c contextAnalyzer) before(before string, context lexical.Parts) (n int, re
 			continue
 		}
 		matching = false
-		rest = append(rest, c.part(part)...)
+		rest = append(rest, c.analysed(part).context...)
 	}
 	return n, rest
 }

@@ -29,7 +29,7 @@ func BenchmarkContextParts(b *testing.B) {
 	}
 	an := lexical.NewAnalyzer()
 	for b.Loop() {
-		ca := contextAnalyzer{an: an, seen: map[string][]string{}}
+		ca := newContextAnalyzer(an)
 		for _, c := range contexts {
 			ca.parts(c)
 		}

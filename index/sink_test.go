@@ -45,7 +45,7 @@ func TestContextAnalyzerOwn(t *testing.T) {
 		if lead == "" {
 			lead = params.LeadWords(c.Text)
 		}
-		ca := contextAnalyzer{an: an, seen: map[string][]string{}}
+		ca := newContextAnalyzer(an)
 		if got, want := ca.own(&c, lead), an.Terms(c.OwnText()); !slices.Equal(got, want) {
 			t.Errorf("own(%q, %q, lead %q) = %q, want %q", tc.title, tc.text, lead, got, want)
 		}
@@ -76,7 +76,7 @@ func TestContextAnalyzerOwn_random(t *testing.T) {
 		}
 		params := memory.ContextParams{Turns: 2, Words: 1 + rng.IntN(8)}
 		lead := params.LeadWords(c.Text)
-		ca := contextAnalyzer{an: an, seen: map[string][]string{}}
+		ca := newContextAnalyzer(an)
 		if n%2 == 0 {
 			ca.part(lead)
 		}
@@ -91,7 +91,7 @@ func TestContextAnalyzerOwn_random(t *testing.T) {
 // there are (past the 16 gathered on the stack too).
 func TestContextAnalyzerParts(t *testing.T) {
 	an := lexical.NewAnalyzer()
-	ca := contextAnalyzer{an: an, seen: map[string][]string{}}
+	ca := newContextAnalyzer(an)
 	for _, n := range []int{1, 2, 16, 17, 40} {
 		pieces := make([]string, n)
 		for i := range pieces {
@@ -106,6 +106,29 @@ func TestContextAnalyzerParts(t *testing.T) {
 		for i, part := range pieces {
 			if !slices.Equal(p.Terms[i], an.Terms(part)) {
 				t.Errorf("%d parts: part %d's terms %q, want %q", n, i, p.Terms[i], an.Terms(part))
+			}
+		}
+	}
+}
+
+// TestContextAnalyzer_noCharacterTerms: the context field holds a part's
+// terms without the characters of its Chinese words, which the text field
+// holds (the same part lent as a record's own words keeps them).
+func TestContextAnalyzer_noCharacterTerms(t *testing.T) {
+	an := lexical.NewAnalyzer()
+	for _, ca := range []contextAnalyzer{newContextAnalyzer(an), {an: an}} {
+		part := "左手指尖都磨出茧了 deploy"
+		text := an.Terms(part)
+		want := slices.DeleteFunc(slices.Clone(text), lexical.IsCharTerm)
+		if len(want) == len(text) {
+			t.Fatalf("fixture: %q has no character terms: %q", part, text)
+		}
+		for range 2 { // the second time from the cache
+			if got := ca.parts(part).Terms[0]; !slices.Equal(got, want) {
+				t.Errorf("context terms %q, want %q", got, want)
+			}
+			if got := ca.part(part); !slices.Equal(got, text) {
+				t.Errorf("text terms %q, want %q", got, text)
 			}
 		}
 	}

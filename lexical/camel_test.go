@@ -41,7 +41,7 @@ func TestTermsCamelCase(t *testing.T) {
 		{"utf8Decode naïveParse", []string{"utf8decode", "naivepars"}},
 		// Text whose normalised form is shorter or longer than it
 		// (full-width punctuation, a no-break space, a superscript).
-		{"调用parseConfig，然后", []string{"调用", "调用", "pars", "config", "parseconfig", "然后", "然后"}},
+		{"调用parseConfig，然后", []string{"\x01调", "\x01用", "调用", "调用", "pars", "config", "parseconfig", "\x01然", "\x01后", "然后", "然后"}},
 		{"run\u00a0parseConfig now", []string{"run", "pars", "config", "parseconfig"}},
 		{"Ｘ parseConfig", []string{"pars", "config", "parseconfig"}},
 		{"parseConfig² ok", []string{"parseconfig2", "ok"}},

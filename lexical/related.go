@@ -2,6 +2,7 @@ package lexical
 
 import (
 	_ "embed"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -46,16 +47,9 @@ var zhRelated = sync.OnceValue(func() map[string]zhGlosses {
 // questions have no such table: WordNet synonyms, searched the same way,
 // moved LoCoMo dev by noise (BENCHMARKS.md).
 func RelatedWords(query string) (chinese, english []string) {
-	var words []string
-	for run := range hanRuns(query) {
-		for _, w := range Segment(run) {
-			// A single character is too ambiguous to expand: 陈 of 陈默
-			// is also 陈列 and 东晋.
-			if utf8.RuneCountInString(w) >= 2 {
-				words = append(words, w)
-			}
-		}
-	}
+	// A single character is too ambiguous to expand: 陈 of 陈默 is also
+	// 陈列 and 东晋.
+	words := slices.DeleteFunc(ChineseWords(query), func(w string) bool { return utf8.RuneCountInString(w) < 2 })
 	if len(words) == 0 {
 		return nil, nil
 	}
@@ -82,6 +76,16 @@ func RelatedWords(query string) (chinese, english []string) {
 		}
 	}
 	return chinese, english
+}
+
+// ChineseWords returns the segmenter's content words (Segment) of the
+// runs of Han characters of a normalised text, in order.
+func ChineseWords(normalized string) []string {
+	var words []string
+	for run := range hanRuns(normalized) {
+		words = append(words, Segment(run)...)
+	}
+	return words
 }
 
 // hanRuns yields the runs of Han characters of s.

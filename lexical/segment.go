@@ -110,6 +110,7 @@ func appendChinese(out []string, run string) []string {
 		}
 		runes := utf8.RuneCountInString(w)
 		pieceRunes += runes
+		out = appendCharTerms(out, w)
 		if runes == 1 {
 			out = append(out, w)
 			continue
@@ -133,6 +134,30 @@ func appendChinese(out []string, run string) []string {
 	}
 	if pieceRunes >= 2 {
 		out = appendBigramsOf(out, run[start:end])
+	}
+	return out
+}
+
+// CharTermPrefix starts the term of one character of a Chinese word
+// (appendCharTerms). No other term starts with it: normalising drops
+// control characters.
+const CharTermPrefix = "\x01"
+
+// IsCharTerm reports whether t is the term of one character of a Chinese
+// word.
+func IsCharTerm(t string) bool { return strings.HasPrefix(t, CharTermPrefix) }
+
+// appendCharTerms emits a term for each character of a Chinese content
+// word. A compound shares its characters with the words for the same
+// thing that the segmenter keeps whole or splits: 左手 and 手, 钓鱼 and
+// 钓过鱼, 我妈 and 妈妈, 住处 and 住在; neither the word nor its bigrams
+// join them. The characters are terms of their own, not the
+// one-character words ("手" is the word 手, CharTermPrefix+"手" any 手),
+// so that a question's word matches itself first and a memory's compound
+// after it, and the builtin model leaves them out.
+func appendCharTerms(out []string, w string) []string {
+	for i, r := range w {
+		out = append(out, CharTermPrefix+w[i:i+utf8.RuneLen(r)])
 	}
 	return out
 }

@@ -33,8 +33,13 @@ func TestFollowUps_answerAboveTheStatementItFollows(t *testing.T) {
 			t.Errorf("%s: %v, want %s first", c.query, ids(resp), c.answer)
 		}
 		// Without the lever the statement outranks its answer: the test
-		// measures the lever, not the fixture.
-		off := ask(t, engineWith(search.LeverFollowUps), snap, req)
+		// measures the lever, not the fixture. The characters the
+		// question's words share with an answer find it too: that lever
+		// is off on both sides.
+		if on := ask(t, engineWith(search.LeverCharacters), snap, req); rank(on, c.answer) != 0 {
+			t.Errorf("%s with only the lever: %v, want %s first", c.query, ids(on), c.answer)
+		}
+		off := ask(t, engineWith(search.LeverFollowUps, search.LeverCharacters), snap, req)
 		if a, s := rank(off, c.answer), rank(off, c.statement); s < 0 || (a >= 0 && a < s) {
 			t.Errorf("%s without the lever: %v, want %s above %s", c.query, ids(off), c.statement, c.answer)
 		}

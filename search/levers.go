@@ -46,7 +46,7 @@ const (
 )
 
 // Levers lists the engine's levers.
-var Levers = []string{LeverPropagation, LeverDates, LeverPerson, LeverSupersession, LeverQuestions, LeverAnswerType, LeverRelated, LeverFollowUps, LeverKinship, LeverBridges}
+var Levers = []string{LeverPropagation, LeverDates, LeverPerson, LeverSupersession, LeverQuestions, LeverAnswerType, LeverRelated, LeverFollowUps, LeverKinship, LeverBridges, LeverCharacters}
 
 // Lever weights, measured on LoCoMo dev and checked on held-out
 // conversations (BENCHMARKS.md, "Recall levers").

@@ -433,7 +433,8 @@ func (e *Engine) dayDocs(snap *Snapshot, q *query) []dayDoc {
 	out := make([]dayDoc, len(docs))
 	most := 0.0
 	for i, d := range docs {
-		terms := e.analyzer.Terms(q.chunk(d).Text)
+		// A Chinese word's characters say nothing more than the word.
+		terms := slices.DeleteFunc(e.analyzer.Terms(q.chunk(d).Text), lexical.IsCharTerm)
 		slices.Sort(terms)
 		out[i] = dayDoc{doc: d, says: float64(len(slices.Compact(terms)))}
 		most = max(most, out[i].says)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/nova-recall/nova/lexical"
 	"github.com/nova-recall/nova/memory"
 	"github.com/nova-recall/nova/parallel"
 	"github.com/nova-recall/nova/vector"
@@ -73,12 +74,14 @@ func (e *Engine) runPass(ctx context.Context, q *query, p pass, qvec []float32, 
 		related = e.relatedWords(p.query, q.mentioned)
 	}
 	words := e.analyzer.Terms(p.query)
+	words = e.characterTerms(g, p.query, words)
 	if q.dateLed {
 		// A date-led query's numbers are its days ("14 July"), found by
 		// the memories' dates: in their words they match any "note 14";
 		// and its "work" or "happened" match a heading "What happened",
-		// not what was done.
-		words = slices.DeleteFunc(words, func(w string) bool { return allDigits(w) || activityWords[w] })
+		// not what was done; the characters of 昨天 and 发生 any day's
+		// 天 and 生.
+		words = slices.DeleteFunc(words, func(w string) bool { return allDigits(w) || activityWords[w] || lexical.IsCharTerm(w) })
 	}
 	terms := g.ResolveRelated(words, related.terms...)
 	lexHits := g.SearchText(terms, pool, accept)

@@ -14,6 +14,8 @@ func TestRelatedWords(t *testing.T) {
 	// The lever is lexical: without the dense channel, which a model
 	// trained on five memories makes noisy, the fixture measures it alone.
 	snap.Query = nil
+	// The characters the words share (馆 of 饭馆 and 餐馆, 试 of 考试 and
+	// 初试) find the answers too: that lever is off on both sides.
 	// Each answer says a word of the same meaning as the question's (餐馆
 	// for 饭馆, 初试 for 考试); the other memory shares the question's other
 	// words and, shorter, ranks first without the lever.
@@ -29,7 +31,7 @@ func TestRelatedWords(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			req := api.SearchRequest{Query: c.query, TopK: 5}
-			off := ask(t, engineWith(search.LeverRelated), snap, req)
+			off := ask(t, engineWith(search.LeverRelated, search.LeverCharacters), snap, req)
 			if a, o := rank(off, c.answer), rank(off, c.other); o < 0 || (a >= 0 && a < o) {
 				t.Fatalf("fixture: without the lever %s should rank above %s: %v", c.other, c.answer, ids(off))
 			}
@@ -37,7 +39,7 @@ func TestRelatedWords(t *testing.T) {
 				t.Errorf("relatedTerms %v with the lever off", off.QueryPlan.RelatedTerms)
 			}
 
-			resp := ask(t, engineWith(), snap, req)
+			resp := ask(t, engineWith(search.LeverCharacters), snap, req)
 			if !slices.Contains(resp.QueryPlan.RelatedTerms, c.related) {
 				t.Errorf("relatedTerms %v lack %s", resp.QueryPlan.RelatedTerms, c.related)
 			}

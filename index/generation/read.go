@@ -160,6 +160,9 @@ func (g *Generation) ResolveRelated(terms []string, related ...lexical.Related) 
 	}
 }
 
+// TextDocFreq returns how many live documents' text holds term.
+func (g *Generation) TextDocFreq(term string) int { return g.text.DocFreq(term) }
+
 // Dim is the dimension of the generation's vectors.
 func (g *Generation) Dim() int { return g.vectors.Dim() }
 
