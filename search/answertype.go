@@ -31,6 +31,10 @@ const (
 	AnswerReason   = "reason"
 	AnswerPlace    = "place"
 	AnswerTitle    = "title"
+	// AnswerDirection: which side or direction ("which side of town",
+	// 哪一边), answered by a point of the compass or a side (城东, 东边,
+	// 左边, "the east side").
+	AnswerDirection = "direction"
 )
 
 // answerCue maps question words to the type they ask for. The patterns run
@@ -68,6 +72,8 @@ var answerCues = sync.OnceValue(func() []answerCue {
 		// song", 哪本书, 哪部电影, 什么歌, 哪本科幻小说 (a word or two may
 		// stand between). "what kind of book" asks for a genre, not a title.
 		{AnswerTitle, regexp.MustCompile(`\b(?:what|which) (?:(?:new|favou?rite|first|last|latest|recent|other|classic|sci-fi|fantasy|mystery|romance|horror|comedy|animated|good|great|particular|specific) )?` + enWorksCue + `\b|\b(?:what|which)(?:['’]s| is| was| are| were) (?:[a-z]+['’]s|his|her|their|your|my) favou?rite ` + enWorksCue + `\b|\b(?:name|title) of (?:the|that|this|her|his|their|its|a) (?:[a-z-]+ )?` + enWorksCue + `\b|哪(?:本|部|首|张|篇|出|个)[^，,。？?！!\s]{0,4}?` + zhWorksCue + `|什么` + zhWorksCue + `|(?:书|片|歌|剧)名`)},
+		// Before place: 在哪一边 asks which side, not where.
+		{AnswerDirection, regexp.MustCompile(`\b(?:which|what) (?:side|direction|part) of (?:the )?(?:town|city)\b|\b(?:which|what) (?:side|direction)\b|(?:在|往|朝|向)?哪一?(?:边|侧)|哪个方向|什么方向`)},
 		{AnswerPlace, regexp.MustCompile(`^(?:and |but |so |then )?where\b|[,;:] *where\b|\b(?:what|which) (?:city|country|town|state|place|restaurant|park)\b|哪里|哪儿|在哪|去哪|哪座城市|哪个城市|哪个国家|哪个省|哪一带|哪个地方|什么地方|何处`)},
 	}
 })
@@ -141,6 +147,8 @@ func hasAnswerForm(typ, raw, norm string) bool {
 		return enPlace(words) || enPlaceName(raw) || zhForm(norm, zhPlace)
 	case AnswerTitle:
 		return strings.Contains(norm, "《") || enQuotedName(raw) || enTitleName(raw)
+	case AnswerDirection:
+		return enDirection(words) || zhForm(norm, zhDirection().MatchString)
 	}
 	return false
 }
@@ -328,6 +336,25 @@ func enReason(ws []string) bool {
 	}
 	return false
 }
+
+// enDirection: a point of the compass ("east", "the northwest corner").
+// Left and right are not: "that's right" is no side.
+func enDirection(ws []string) bool {
+	for _, w := range ws {
+		switch strings.TrimSuffix(strings.TrimSuffix(w, "ern"), "ward") {
+		case "east", "west", "north", "south", "northeast", "northwest", "southeast", "southwest":
+			return true
+		}
+	}
+	return false
+}
+
+// zhDirection: a point of the compass as a side or a part of something
+// (东边, 北部, 南郊, 城东) or a side (左边, 右手边). A point alone is not:
+// 东西 is "a thing", and 北京, 南京, 西安 and 东北 are places.
+var zhDirection = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[东西南北](?:边|面|侧|部|区|郊|角|门)|城[东西南北]|[左右]手?(?:边|侧)`)
+})
 
 // enPlace: a locative and a place noun ("at the park", "in the
 // mountains").

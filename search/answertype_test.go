@@ -110,6 +110,11 @@ func TestQueryAnswerType(t *testing.T) {
 		{"zh 几乎 is no count", "他几乎每天都跑步吗？", ""},
 		{"how far", "How far did she run last Sunday?", AnswerCount},
 		{"zh where the bookshop is", "书店在哪里？", AnswerPlace},
+		{"zh which side", "林晓的新住处在城市的哪一边？", AnswerDirection},
+		{"zh which side after 在", "他家在哪边？", AnswerDirection},
+		{"zh which direction", "火车往哪个方向开？", AnswerDirection},
+		{"which side of town", "Which side of town does Jon live on?", AnswerDirection},
+		{"what direction", "In what direction did they hike?", AnswerDirection},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -198,6 +203,14 @@ func TestHasAnswerForm(t *testing.T) {
 		{AnswerPlace, "王芳：婚礼在杭州市办。", true},
 		{AnswerPlace, "王芳：我今天在家。", true},
 		{AnswerPlace, "王芳：我在想要不要去。", false},
+		{AnswerDirection, "林晓：新房子在城东，离公司近多了。", true},
+		{AnswerDirection, "林晓：就在地铁站北边。", true},
+		{AnswerDirection, "林晓：停在左手边第二个车位。", true},
+		{AnswerDirection, "林晓：我去超市买了点东西。", false},
+		{AnswerDirection, "林晓：下个月去北京和南京出差。", false},
+		{AnswerDirection, "Jon: We live on the east side now.", true},
+		{AnswerDirection, "Jon: The trail runs northward along the river.", true},
+		{AnswerDirection, "Jon: That's right, we moved in May.", false},
 		{AnswerTitle, "林晓：我开始读《三体》了，第一部看完了。", true},
 		{AnswerTitle, "林晓：我在读一本科幻小说。", false},
 		{AnswerTitle, "Caroline: I loved \"Charlotte's Web\" as a kid.", true},
