@@ -145,6 +145,7 @@ var AblationLevers = map[string]string{
 	search.LeverFollowUps:     "no answer to a follow-up question ranked in place of the statement it followed",
 	search.LeverKinship:       "no other everyday names (mum, dad, gran) searched for the family members a question names",
 	search.LeverBridges:       "no share of a turn's score lent to the answer of the question asked right after it",
+	search.LeverCharacters:    "no Chinese word searched through its characters where the word alone finds nothing",
 }
 
 // LeverContext is the index-side neighbour-context window lever.

@@ -53,6 +53,16 @@ func TestRunLoCoMo_ablations(t *testing.T) {
 	}
 }
 
+// Every lever of the engine can be ablated: a lever added to search.Levers
+// without an entry here was refused by --ablate.
+func TestAblationLevers_everyEngineLever(t *testing.T) {
+	for _, l := range search.Levers {
+		if _, ok := AblationLevers[l]; !ok {
+			t.Errorf("search lever %q is not in AblationLevers", l)
+		}
+	}
+}
+
 func TestRunLoCoMo_unknownLever(t *testing.T) {
 	_, err := RunLoCoMo(context.Background(), "testdata/zh-dialogue.json", LoCoMoOptions{Home: t.TempDir(), Ablate: []string{"telepathy"}})
 	if err == nil || !strings.Contains(err.Error(), "unknown lever") {
