@@ -42,7 +42,7 @@ const maxStemCache = 200_000
 // table, the segmenter, the stemmer) must change it, so that the next sync
 // rebuilds every index with the new terms (searching the old one with the
 // new query terms goes on working, less well, until then).
-const Version = "nova-analyzer-v9"
+const Version = "nova-analyzer-v10"
 
 // Version is the version of the terms a makes: Version, with the levers
 // it has switched off (an evaluation's ablations) named after it.

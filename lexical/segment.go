@@ -155,10 +155,15 @@ func IsCharTerm(t string) bool { return strings.HasPrefix(t, CharTermPrefix) }
 // join them. The characters are terms of their own, not the
 // one-character words ("手" is the word 手, CharTermPrefix+"手" any 手),
 // so that a question's word matches itself first and a memory's compound
-// after it, and the builtin model leaves them out.
+// after it, and the builtin model leaves them out. A character that is a
+// function word on its own (在 of 现在, 不 of 不错, 有 of 有人) is no term:
+// it would join nearly every text.
 func appendCharTerms(out []string, w string) []string {
 	terms := charTerms()
 	for i, r := range w {
+		if isZhStopWord(w[i : i+utf8.RuneLen(r)]) {
+			continue
+		}
 		if k := int(r - hanFirst); k >= 0 && k < hanCount {
 			out = append(out, terms[k*charTermLen:(k+1)*charTermLen])
 		} else {

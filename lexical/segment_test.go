@@ -64,7 +64,9 @@ func refAppendChinese(d *dictionary, out []string, run string) []string {
 		rs := []rune(w)
 		piece = append(piece, rs...)
 		for _, r := range rs {
-			out = append(out, CharTermPrefix+string(r))
+			if !isZhStopWord(string(r)) {
+				out = append(out, CharTermPrefix+string(r))
+			}
 		}
 		if len(rs) == 1 {
 			out = append(out, w)
