@@ -146,7 +146,7 @@ bench-redact:
 ## sessions written blind, with every lever's gain;
 ## fails below each set's recorded floor
 eval: build
-	./bin/novactl eval locomo --ablate all --min-r1 0.62 --min-r5 0.88 eval/testdata/zh-dialogue.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.62 --min-r5 0.91 eval/testdata/zh-dialogue.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.52 --min-r5 0.80 eval/testdata/zh-dialogue-2.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.41 --min-r5 0.74 eval/testdata/zh-dialogue-3.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.26 --min-r5 0.59 eval/testdata/en-dialogue-zhq.json
@@ -159,6 +159,8 @@ eval: build
 	./bin/novactl eval locomo --ablate all --min-r1 0.42 --min-r5 0.79 eval/testdata/zh-dialogue-6.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.43 --min-r5 0.80 eval/testdata/zh-dialogue-7.json
 	./bin/novactl eval locomo --ablate all --min-r1 0.41 --min-r5 0.61 eval/testdata/en-dialogue-unseen-3.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.40 --min-r5 0.73 eval/testdata/zh-dialogue-8.json
+	./bin/novactl eval locomo --ablate all --min-r1 0.40 --min-r5 0.71 eval/testdata/zh-dialogue-9.json
 
 ## eval-locomo: the LoCoMo recall protocol on ../shared/data/locomo-dev.json (or LOCOMO=path)
 eval-locomo: build
