@@ -72,8 +72,9 @@ var answerCues = sync.OnceValue(func() []answerCue {
 		// song", 哪本书, 哪部电影, 什么歌, 哪本科幻小说 (a word or two may
 		// stand between). "what kind of book" asks for a genre, not a title.
 		{AnswerTitle, regexp.MustCompile(`\b(?:what|which) (?:(?:new|favou?rite|first|last|latest|recent|other|classic|sci-fi|fantasy|mystery|romance|horror|comedy|animated|good|great|particular|specific) )?` + enWorksCue + `\b|\b(?:what|which)(?:['’]s| is| was| are| were) (?:[a-z]+['’]s|his|her|their|your|my) favou?rite ` + enWorksCue + `\b|\b(?:name|title) of (?:the|that|this|her|his|their|its|a) (?:[a-z-]+ )?` + enWorksCue + `\b|哪(?:本|部|首|张|篇|出|个)[^，,。？?！!\s]{0,4}?` + zhWorksCue + `|什么` + zhWorksCue + `|(?:书|片|歌|剧)名`)},
-		// Before place: 在哪一边 asks which side, not where.
-		{AnswerDirection, regexp.MustCompile(`\b(?:which|what) (?:side|direction|part) of (?:the )?(?:town|city)\b|\b(?:which|what) (?:side|direction)\b|(?:在|往|朝|向)?哪一?(?:边|侧)|哪个方向|什么方向`)},
+		// Before place: 在哪一边 asks which side, not where. "What side"
+		// counts only before of or a verb: "what side effects" asks none.
+		{AnswerDirection, regexp.MustCompile(`\b(?:which|what) (?:side|direction|part) of (?:the )?(?:town|city)\b|\b(?:which|what) direction\b|\b(?:which|what) side (?:of|is|was|are|were|do|does|did)\b|(?:在|往|朝|向)?哪一?(?:边|侧)|哪个方向|什么方向`)},
 		{AnswerPlace, regexp.MustCompile(`^(?:and |but |so |then )?where\b|[,;:] *where\b|\b(?:what|which) (?:city|country|town|state|place|restaurant|park)\b|哪里|哪儿|在哪|去哪|哪座城市|哪个城市|哪个国家|哪个省|哪一带|哪个地方|什么地方|何处`)},
 	}
 })

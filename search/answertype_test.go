@@ -115,6 +115,8 @@ func TestQueryAnswerType(t *testing.T) {
 		{"zh which direction", "火车往哪个方向开？", AnswerDirection},
 		{"which side of town", "Which side of town does Jon live on?", AnswerDirection},
 		{"what direction", "In what direction did they hike?", AnswerDirection},
+		{"which side is", "Which side is the kitchen on?", AnswerDirection},
+		{"side effects are no side", "What side effects did the new medication have?", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
