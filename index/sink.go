@@ -177,7 +177,24 @@ func (a *analysed) denseInput(textIDs, contextIDs []uint32) denseInput {
 	for _, p := range a.context.Terms[:a.beforeParts] {
 		n += len(p)
 	}
-	return denseInput{text: textIDs, context: contextIDs[:n], terms: a.before}
+	return denseInput{text: wordIDs(a.text, textIDs), context: contextIDs[:n], terms: a.before}
+}
+
+// wordIDs returns the ids (one per term, in order) of the terms that are
+// not a Chinese word's characters, which the builtin model holds none of:
+// written to the vector input and looked up there for nothing, they cost
+// the 100k build a few percent. It returns ids itself when all are words.
+func wordIDs(terms []string, ids []uint32) []uint32 {
+	if !slices.ContainsFunc(terms, lexical.IsCharTerm) {
+		return ids
+	}
+	out := make([]uint32, 0, len(ids))
+	for i, t := range terms {
+		if !lexical.IsCharTerm(t) {
+			out = append(out, ids[i])
+		}
+	}
+	return out
 }
 
 // flush hands the queued batch to a goroutine that analyses it and to the
