@@ -133,3 +133,30 @@ func TestContextAnalyzer_noCharacterTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestWordIDs: the vector input keeps the ids of words, in order, and
+// drops those of a Chinese word's characters, which the builtin model
+// holds none of; a text of words only keeps its ids as they are.
+func TestWordIDs(t *testing.T) {
+	an := lexical.NewAnalyzer()
+	terms := an.Terms("左手 deploy")
+	ids := make([]uint32, len(terms))
+	var want []uint32
+	for i, term := range terms {
+		ids[i] = uint32(10 + i)
+		if !lexical.IsCharTerm(term) {
+			want = append(want, ids[i])
+		}
+	}
+	if len(want) == len(ids) {
+		t.Fatalf("fixture: %q has no character terms", terms)
+	}
+	if got := wordIDs(terms, ids); !slices.Equal(got, want) {
+		t.Errorf("wordIDs(%q) = %v, want %v", terms, got, want)
+	}
+	words := an.Terms("deploy port 8080")
+	in := make([]uint32, len(words))
+	if got := wordIDs(words, in); len(got) != len(in) || &got[0] != &in[0] {
+		t.Errorf("a text of words only: %v, want its ids as they are", got)
+	}
+}
