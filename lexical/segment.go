@@ -161,13 +161,13 @@ func IsCharTerm(t string) bool { return strings.HasPrefix(t, CharTermPrefix) }
 func appendCharTerms(out []string, w string) []string {
 	terms := charTerms()
 	for i, r := range w {
-		if isZhStopWord(w[i : i+utf8.RuneLen(r)]) {
-			continue
-		}
-		if k := int(r - hanFirst); k >= 0 && k < hanCount {
+		ch := w[i : i+utf8.RuneLen(r)]
+		switch k := int(r - hanFirst); {
+		case isZhStopWord(ch):
+		case k >= 0 && k < hanCount:
 			out = append(out, terms[k*charTermLen:(k+1)*charTermLen])
-		} else {
-			out = append(out, CharTermPrefix+w[i:i+utf8.RuneLen(r)])
+		default:
+			out = append(out, CharTermPrefix+ch)
 		}
 	}
 	return out
